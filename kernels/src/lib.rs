@@ -1,0 +1,48 @@
+//! SIMD kernels for simdtok, each in four tiers (scalar, SSE4.2, AVX2, NEON) chosen at run time.
+//!
+//! Four kernel families:
+//! - **byte classes** ([`ByteClassSpec`] → [`ByteClassTable`]): classify a buffer into per-class
+//!   64-bit masks per 64-byte block, find the first byte in / not in a class set, count UTF-8
+//!   characters, measure the ASCII prefix;
+//! - **CRC-32C** hashing of byte strings, identical on every tier;
+//! - **first-byte pruning** ([`PruneTable`]): a 256-entry byte → byte lookup over a buffer and the
+//!   next position with a non-zero value;
+//! - **double-array trie walks** ([`DoubleArray`], darts-clone layout): common-prefix search from
+//!   one position, and batched from many.
+//!
+//! ```
+//! use simdtok_kernels::{ByteClassSpec, ByteClassTable, ClassSet, Kernels};
+//!
+//! let kernels = Kernels::active().expect("SIMDTOK_TIER is valid");
+//! let spaces = ByteClassTable::new(&ByteClassSpec::standard(), ClassSet::WHITESPACE);
+//! let text = b"hello world";
+//! assert_eq!(kernels.find_in(&spaces, ClassSet::WHITESPACE, text, 0), Some(5));
+//! assert_eq!(kernels.crc32c(b"123456789"), 0xE306_9283);
+//! ```
+//!
+//! Layout (after the `memchr` crate): [`spec`] holds the ISA-independent definitions and table
+//! builders, [`scalar`] the portable reference, `generic` the algorithms written once over a
+//! 64-byte vector block, and `x86_64::{sse42, avx2}` / `aarch64::neon` the thin
+//! `#[target_feature]` entry points. [`Kernels`] is a per-tier table of those entry points.
+
+#![warn(missing_docs)]
+
+pub mod cpu;
+mod dispatch;
+mod generic;
+pub mod scalar;
+pub mod spec;
+mod table;
+mod tier;
+
+#[cfg(target_arch = "aarch64")]
+pub mod aarch64;
+#[cfg(target_arch = "x86_64")]
+pub mod x86_64;
+
+pub use dispatch::{Choice, DispatchError, Origin, Source, TIER_ENV, TierRequest, choose_from_env};
+pub use spec::byte_class::{BlockMasks, ByteClassSpec, ByteClassTable, ClassSet};
+pub use spec::double_array::{DoubleArray, TrieError, TrieMatch};
+pub use spec::prune::PruneTable;
+pub use table::{Kernels, TrieBatch};
+pub use tier::{Tier, UnknownTier};

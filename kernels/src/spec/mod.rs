@@ -1,0 +1,5 @@
+//! ISA-independent definitions: what the kernels compute, and the tables they compute it from.
+
+pub mod byte_class;
+pub mod double_array;
+pub mod prune;

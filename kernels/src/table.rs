@@ -1,0 +1,361 @@
+//! [`Kernels`]: one static table of function pointers per tier, and the safe methods that call
+//! through it.
+//!
+//! The pointers are `unsafe fn`s because the SIMD ones may only run on a CPU with their tier's
+//! features. [`Kernels::for_tier`] is the only way to obtain a table and returns one only for a
+//! tier this CPU supports, so holding a `&Kernels` is the proof those calls are sound; the safe
+//! methods check every other precondition (buffer sizes, positions) before calling.
+
+use crate::Tier;
+use crate::scalar;
+use crate::spec::byte_class::{BlockMasks, ByteClassTable, ClassSet};
+use crate::spec::double_array::{DoubleArray, TrieMatch};
+use crate::spec::prune::{NONZERO, PruneTable};
+
+type ClassifyFn = unsafe fn(&ByteClassTable, &[u8], &mut [BlockMasks]);
+type FindFn = unsafe fn(&ByteClassTable, ClassSet, &[u8]) -> Option<usize>;
+type CountFn = unsafe fn(&[u8]) -> usize;
+type CrcFn = unsafe fn(u32, &[u8]) -> u32;
+type PruneMapFn = unsafe fn(&PruneTable, &[u8], &mut [u8]);
+type TrieBatchFn = unsafe fn(&DoubleArray, &[u8], &[u32], usize, &mut [u32], &mut [TrieMatch]);
+
+/// The kernels of one tier.
+pub struct Kernels {
+    tier: Tier,
+    classify: ClassifyFn,
+    find_in: FindFn,
+    find_not_in: FindFn,
+    count_utf8_chars: CountFn,
+    ascii_prefix_len: CountFn,
+    crc32c_append: CrcFn,
+    prune_map: PruneMapFn,
+    trie_prefix_search_batch: TrieBatchFn,
+}
+
+impl std::fmt::Debug for Kernels {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Kernels")
+            .field("tier", &self.tier)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Safe scalar functions as `unsafe fn` pointers (the scalar tier needs no CPU feature).
+mod scalar_entry {
+    use super::*;
+
+    pub unsafe fn classify(t: &ByteClassTable, d: &[u8], o: &mut [BlockMasks]) {
+        scalar::classes::classify(t, d, o)
+    }
+    pub unsafe fn find_in(t: &ByteClassTable, s: ClassSet, d: &[u8]) -> Option<usize> {
+        scalar::classes::find::<false>(t, s, d)
+    }
+    pub unsafe fn find_not_in(t: &ByteClassTable, s: ClassSet, d: &[u8]) -> Option<usize> {
+        scalar::classes::find::<true>(t, s, d)
+    }
+    pub unsafe fn count_utf8_chars(d: &[u8]) -> usize {
+        scalar::classes::count_utf8_chars(d)
+    }
+    pub unsafe fn ascii_prefix_len(d: &[u8]) -> usize {
+        scalar::classes::ascii_prefix_len(d)
+    }
+    pub unsafe fn crc32c_append(c: u32, d: &[u8]) -> u32 {
+        scalar::crc32c::append(c, d)
+    }
+    pub unsafe fn prune_map(t: &PruneTable, d: &[u8], o: &mut [u8]) {
+        scalar::prune::map(t, d, o)
+    }
+    pub unsafe fn trie_prefix_search_batch(
+        da: &DoubleArray,
+        text: &[u8],
+        starts: &[u32],
+        stride: usize,
+        counts: &mut [u32],
+        matches: &mut [TrieMatch],
+    ) {
+        scalar::trie::prefix_search_batch(da, text, starts, stride, counts, matches)
+    }
+}
+
+static SCALAR: Kernels = Kernels {
+    tier: Tier::Scalar,
+    classify: scalar_entry::classify,
+    find_in: scalar_entry::find_in,
+    find_not_in: scalar_entry::find_not_in,
+    count_utf8_chars: scalar_entry::count_utf8_chars,
+    ascii_prefix_len: scalar_entry::ascii_prefix_len,
+    crc32c_append: scalar_entry::crc32c_append,
+    prune_map: scalar_entry::prune_map,
+    trie_prefix_search_batch: scalar_entry::trie_prefix_search_batch,
+};
+
+#[cfg(target_arch = "x86_64")]
+static SSE42: Kernels = {
+    use crate::x86_64::sse42 as k;
+    Kernels {
+        tier: Tier::Sse42,
+        classify: k::classify,
+        find_in: k::find_in,
+        find_not_in: k::find_not_in,
+        count_utf8_chars: k::count_utf8_chars,
+        ascii_prefix_len: k::ascii_prefix_len,
+        crc32c_append: k::crc32c_append,
+        prune_map: k::prune_map,
+        trie_prefix_search_batch: k::trie_prefix_search_batch,
+    }
+};
+
+#[cfg(target_arch = "x86_64")]
+static AVX2: Kernels = {
+    use crate::x86_64::avx2 as k;
+    Kernels {
+        tier: Tier::Avx2,
+        classify: k::classify,
+        find_in: k::find_in,
+        find_not_in: k::find_not_in,
+        count_utf8_chars: k::count_utf8_chars,
+        ascii_prefix_len: k::ascii_prefix_len,
+        // AVX2 adds nothing to CRC-32C: the SSE4.2 `crc32` loop it is.
+        crc32c_append: crate::x86_64::sse42::crc32c_append,
+        prune_map: k::prune_map,
+        trie_prefix_search_batch: k::trie_prefix_search_batch,
+    }
+};
+
+#[cfg(target_arch = "aarch64")]
+static NEON: Kernels = {
+    use crate::aarch64::neon as k;
+    Kernels {
+        tier: Tier::Neon,
+        classify: k::classify,
+        find_in: k::find_in,
+        find_not_in: k::find_not_in,
+        count_utf8_chars: k::count_utf8_chars,
+        ascii_prefix_len: k::ascii_prefix_len,
+        crc32c_append: k::crc32c_append,
+        prune_map: k::prune_map,
+        trie_prefix_search_batch: k::trie_prefix_search_batch,
+    }
+};
+
+/// The statically compiled table of a tier, whether or not this CPU can run it.
+fn compiled_table(tier: Tier) -> Option<&'static Kernels> {
+    match tier {
+        Tier::Scalar => Some(&SCALAR),
+        #[cfg(target_arch = "x86_64")]
+        Tier::Sse42 => Some(&SSE42),
+        #[cfg(target_arch = "x86_64")]
+        Tier::Avx2 => Some(&AVX2),
+        #[cfg(target_arch = "aarch64")]
+        Tier::Neon => Some(&NEON),
+        #[allow(unreachable_patterns)]
+        _ => None,
+    }
+}
+
+/// The results of a batched prefix search: for each start, how many keys matched and the first
+/// `stride` of them.
+#[derive(Clone, Debug, Default)]
+pub struct TrieBatch {
+    stride: usize,
+    counts: Vec<u32>,
+    matches: Vec<TrieMatch>,
+}
+
+impl TrieBatch {
+    /// An empty result buffer.
+    pub fn new() -> TrieBatch {
+        TrieBatch::default()
+    }
+
+    /// How many results each start can hold.
+    pub fn stride(&self) -> usize {
+        self.stride
+    }
+
+    /// The number of starts searched.
+    pub fn len(&self) -> usize {
+        self.counts.len()
+    }
+
+    /// Whether no start was searched.
+    pub fn is_empty(&self) -> bool {
+        self.counts.is_empty()
+    }
+
+    /// The matches of the `i`-th start, shortest first (at most `stride`).
+    pub fn matches(&self, i: usize) -> &[TrieMatch] {
+        let n = (self.counts[i] as usize).min(self.stride);
+        &self.matches[i * self.stride..i * self.stride + n]
+    }
+
+    /// How many keys matched at the `i`-th start (may exceed `stride`).
+    pub fn count(&self, i: usize) -> usize {
+        self.counts[i] as usize
+    }
+
+    fn reset(&mut self, starts: usize, stride: usize) {
+        self.stride = stride;
+        self.counts.clear();
+        self.counts.resize(starts, 0);
+        self.matches.clear();
+        self.matches.resize(starts * stride, TrieMatch::default());
+    }
+}
+
+impl Kernels {
+    /// The table of `tier`, or `None` when the tier is not compiled for this architecture or this
+    /// CPU lacks one of its features. The only way to obtain a table.
+    pub fn for_tier(tier: Tier) -> Option<&'static Kernels> {
+        if tier.is_supported() {
+            compiled_table(tier)
+        } else {
+            None
+        }
+    }
+
+    /// The portable table (always available).
+    pub fn scalar() -> &'static Kernels {
+        &SCALAR
+    }
+
+    /// This table's tier.
+    pub fn tier(&self) -> Tier {
+        self.tier
+    }
+
+    /// Per-class masks of every 64-byte block of `data`; `out` is resized to
+    /// `data.len().div_ceil(64)` blocks. Bits past the end of the data are clear.
+    pub fn classify(&self, table: &ByteClassTable, data: &[u8], out: &mut Vec<BlockMasks>) {
+        out.clear();
+        out.resize(data.len().div_ceil(64), BlockMasks::default());
+        // SAFETY: `self` exists only for a supported tier; `out` has one entry per block.
+        unsafe { (self.classify)(table, data, out) }
+    }
+
+    /// The first position at or after `from` whose byte is in a class of `set`.
+    /// `None` when there is none (or `from >= data.len()`).
+    #[inline]
+    pub fn find_in(
+        &self,
+        table: &ByteClassTable,
+        set: ClassSet,
+        data: &[u8],
+        from: usize,
+    ) -> Option<usize> {
+        let rest = data.get(from..)?;
+        // SAFETY: `self` exists only for a supported tier.
+        unsafe { (self.find_in)(table, set, rest) }.map(|i| from + i)
+    }
+
+    /// The first position at or after `from` whose byte is in no class of `set`.
+    #[inline]
+    pub fn find_not_in(
+        &self,
+        table: &ByteClassTable,
+        set: ClassSet,
+        data: &[u8],
+        from: usize,
+    ) -> Option<usize> {
+        let rest = data.get(from..)?;
+        // SAFETY: `self` exists only for a supported tier.
+        unsafe { (self.find_not_in)(table, set, rest) }.map(|i| from + i)
+    }
+
+    /// The number of bytes that are not UTF-8 continuation bytes: for valid UTF-8, the number of
+    /// characters (code points).
+    #[inline]
+    pub fn count_utf8_chars(&self, data: &[u8]) -> usize {
+        // SAFETY: `self` exists only for a supported tier.
+        unsafe { (self.count_utf8_chars)(data) }
+    }
+
+    /// The length of the longest all-ASCII prefix of `data`.
+    #[inline]
+    pub fn ascii_prefix_len(&self, data: &[u8]) -> usize {
+        // SAFETY: `self` exists only for a supported tier.
+        unsafe { (self.ascii_prefix_len)(data) }
+    }
+
+    /// The CRC-32C (Castagnoli) of `data`; the same value on every tier.
+    #[inline]
+    pub fn crc32c(&self, data: &[u8]) -> u32 {
+        self.crc32c_append(0, data)
+    }
+
+    /// Continues a CRC-32C: `crc32c_append(crc32c(a), b) == crc32c(a ++ b)`.
+    #[inline]
+    pub fn crc32c_append(&self, crc: u32, data: &[u8]) -> u32 {
+        // SAFETY: `self` exists only for a supported tier.
+        unsafe { (self.crc32c_append)(crc, data) }
+    }
+
+    /// `out[i] = table.value(data[i])`; `out` is resized to `data.len()`.
+    pub fn prune_map(&self, table: &PruneTable, data: &[u8], out: &mut Vec<u8>) {
+        out.clear();
+        out.resize(data.len(), 0);
+        // SAFETY: `self` exists only for a supported tier; `out.len() == data.len()`.
+        unsafe { (self.prune_map)(table, data, out) }
+    }
+
+    /// The first position at or after `from` whose byte has a non-zero value in `table`.
+    #[inline]
+    pub fn prune_find_nonzero(
+        &self,
+        table: &PruneTable,
+        data: &[u8],
+        from: usize,
+    ) -> Option<usize> {
+        self.find_in(&table.nonzero, NONZERO, data, from)
+    }
+
+    /// Appends to `out` every key of `da` that is a prefix of `key`, shortest first; returns how
+    /// many. A single walk is a chain of dependent loads that no vector instruction shortens, so
+    /// every tier uses the scalar walk here; see [`Kernels::trie_prefix_search_batch`].
+    #[inline]
+    pub fn trie_prefix_search(
+        &self,
+        da: &DoubleArray,
+        key: &[u8],
+        out: &mut Vec<TrieMatch>,
+    ) -> usize {
+        scalar::trie::prefix_search(da, key, out)
+    }
+
+    /// Prefix searches of `text` from each of `starts`, several walks at a time. Each start keeps
+    /// at most `stride` matches (`da.max_key_len()` is always enough; the count is exact anyway).
+    ///
+    /// # Panics
+    /// When a start is past the end of `text`, or `starts.len() * stride` overflows.
+    pub fn trie_prefix_search_batch(
+        &self,
+        da: &DoubleArray,
+        text: &[u8],
+        starts: &[u32],
+        stride: usize,
+        out: &mut TrieBatch,
+    ) {
+        assert!(
+            starts.iter().all(|&s| s as usize <= text.len()),
+            "every start must be at most text.len()"
+        );
+        let total = starts
+            .len()
+            .checked_mul(stride)
+            .expect("starts × stride overflows");
+        out.reset(starts.len(), stride);
+        debug_assert_eq!(out.matches.len(), total);
+        // SAFETY: `self` exists only for a supported tier; starts are in bounds and the output
+        // buffers have the sizes the kernel requires.
+        unsafe {
+            (self.trie_prefix_search_batch)(
+                da,
+                text,
+                starts,
+                stride,
+                &mut out.counts,
+                &mut out.matches,
+            )
+        }
+    }
+}
