@@ -380,12 +380,15 @@ impl Builder {
     }
 
     /// A base for a node at `pos` with children `labels` (sorted; 0 = leaf slot): all child
-    /// slots free, not another node's base, and an offset the unit can encode.
+    /// slots free, not another node's base, not 0, and an offset the unit can encode.
     fn find_base(&mut self, pos: usize, labels: &[u8]) -> Result<usize, TrieError> {
         let mut cursor = self.head;
         while let Some(free) = cursor {
             let base = free as usize ^ labels[0] as usize;
-            if !self.base_used[base]
+            // Base 0 would put the root (label 0) in the node's leaf slot: a 0 byte in the text
+            // would then match it and walk on, a phantom edge.
+            if base != 0
+                && !self.base_used[base]
                 && encodable(pos ^ base)
                 && labels[1..].iter().all(|&c| !self.used[base ^ c as usize])
             {

@@ -1,0 +1,419 @@
+//! One comparison per kernel: run it on the tier under test and on the reference (the naive
+//! oracle for the scalar tier, the scalar tier for every SIMD tier) and describe any difference.
+
+use simdtok_kernels::{Kernels, TrieBatch};
+
+use crate::fixtures::{ClassFixture, PruneFixture, TrieFixture};
+use crate::naive;
+
+/// What a tier is compared with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reference {
+    /// The naive oracles (for the scalar tier).
+    Naive,
+    /// The scalar tier (for every SIMD tier).
+    Scalar,
+}
+
+/// The tables one check may use.
+#[derive(Clone, Copy)]
+pub struct Tables<'a> {
+    pub classes: &'a [ClassFixture],
+    pub prunes: &'a [PruneFixture],
+    pub tries: &'a [TrieFixture],
+}
+
+/// One call: tier under test, reference, tables, input, start position, and a running number
+/// that rotates through the tables (so every table meets every kind of input).
+pub type Check = fn(&Kernels, Reference, Tables, &[u8], usize, usize) -> Result<(), String>;
+
+pub struct Kernel {
+    pub name: &'static str,
+    pub check: Check,
+}
+
+pub const KERNELS: &[Kernel] = &[
+    Kernel {
+        name: "classify",
+        check: classify,
+    },
+    Kernel {
+        name: "find_in",
+        check: find_in,
+    },
+    Kernel {
+        name: "find_not_in",
+        check: find_not_in,
+    },
+    Kernel {
+        name: "count_utf8_chars",
+        check: count_utf8_chars,
+    },
+    Kernel {
+        name: "ascii_prefix_len",
+        check: ascii_prefix_len,
+    },
+    Kernel {
+        name: "crc32c",
+        check: crc32c,
+    },
+    Kernel {
+        name: "prune_map",
+        check: prune_map,
+    },
+    Kernel {
+        name: "prune_find_nonzero",
+        check: prune_find_nonzero,
+    },
+    Kernel {
+        name: "trie_prefix_search",
+        check: trie_prefix_search,
+    },
+    Kernel {
+        name: "trie_prefix_search_batch",
+        check: trie_prefix_search_batch,
+    },
+];
+
+/// The input, shortened, for failure messages.
+fn show(input: &[u8]) -> String {
+    let shown: Vec<String> = input.iter().take(160).map(|b| format!("{b:02x}")).collect();
+    let more = if input.len() > 160 { " …" } else { "" };
+    format!("input (len {}): [{}{}]", input.len(), shown.join(" "), more)
+}
+
+/// The first item and the rotating one.
+fn pick<T>(items: &[T], variant: usize) -> impl Iterator<Item = &T> {
+    let rotating = variant % items.len().max(1);
+    items
+        .iter()
+        .take(1)
+        .chain(items.get(rotating).filter(|_| rotating != 0))
+}
+
+fn compare<T: PartialEq + std::fmt::Debug>(
+    what: String,
+    got: T,
+    want: T,
+    input: &[u8],
+) -> Result<(), String> {
+    if got == want {
+        Ok(())
+    } else {
+        Err(format!(
+            "{what}: got {got:?}, want {want:?}; {}",
+            show(input)
+        ))
+    }
+}
+
+fn classify(
+    k: &Kernels,
+    r: Reference,
+    t: Tables,
+    input: &[u8],
+    _from: usize,
+    variant: usize,
+) -> Result<(), String> {
+    for c in pick(t.classes, variant) {
+        let mut got = Vec::new();
+        k.classify(&c.table, input, &mut got);
+        let want = match r {
+            Reference::Naive => naive::classify(&c.spec, c.keep, input),
+            Reference::Scalar => {
+                let mut w = Vec::new();
+                Kernels::scalar().classify(&c.table, input, &mut w);
+                w
+            }
+        };
+        compare(format!("classify with {}", c.name), got, want, input)?;
+    }
+    Ok(())
+}
+
+fn find_either(
+    negate: bool,
+    k: &Kernels,
+    r: Reference,
+    t: Tables,
+    input: &[u8],
+    from: usize,
+    variant: usize,
+) -> Result<(), String> {
+    let call = |k: &Kernels, c: &ClassFixture, set, from| {
+        if negate {
+            k.find_not_in(&c.table, set, input, from)
+        } else {
+            k.find_in(&c.table, set, input, from)
+        }
+    };
+    for c in pick(t.classes, variant) {
+        for &set in pick(&c.sets, variant / 7) {
+            for start in [from, 0] {
+                let got = call(k, c, set, start);
+                let want = match r {
+                    Reference::Naive => naive::find(&c.spec, c.keep, set, input, start, negate),
+                    Reference::Scalar => call(Kernels::scalar(), c, set, start),
+                };
+                compare(
+                    format!(
+                        "find (negate={negate}) with {} set {set:?} from {start}",
+                        c.name
+                    ),
+                    got,
+                    want,
+                    input,
+                )?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn find_in(
+    k: &Kernels,
+    r: Reference,
+    t: Tables,
+    input: &[u8],
+    from: usize,
+    variant: usize,
+) -> Result<(), String> {
+    find_either(false, k, r, t, input, from, variant)
+}
+
+fn find_not_in(
+    k: &Kernels,
+    r: Reference,
+    t: Tables,
+    input: &[u8],
+    from: usize,
+    variant: usize,
+) -> Result<(), String> {
+    find_either(true, k, r, t, input, from, variant)
+}
+
+fn count_utf8_chars(
+    k: &Kernels,
+    r: Reference,
+    _t: Tables,
+    input: &[u8],
+    from: usize,
+    _variant: usize,
+) -> Result<(), String> {
+    for part in [input, &input[from..]] {
+        let want = match r {
+            Reference::Naive => naive::count_utf8_chars(part),
+            Reference::Scalar => Kernels::scalar().count_utf8_chars(part),
+        };
+        compare(
+            "count_utf8_chars".into(),
+            k.count_utf8_chars(part),
+            want,
+            part,
+        )?;
+    }
+    Ok(())
+}
+
+fn ascii_prefix_len(
+    k: &Kernels,
+    r: Reference,
+    _t: Tables,
+    input: &[u8],
+    from: usize,
+    _variant: usize,
+) -> Result<(), String> {
+    for part in [input, &input[from..]] {
+        let want = match r {
+            Reference::Naive => naive::ascii_prefix_len(part),
+            Reference::Scalar => Kernels::scalar().ascii_prefix_len(part),
+        };
+        compare(
+            "ascii_prefix_len".into(),
+            k.ascii_prefix_len(part),
+            want,
+            part,
+        )?;
+    }
+    Ok(())
+}
+
+fn crc32c(
+    k: &Kernels,
+    r: Reference,
+    _t: Tables,
+    input: &[u8],
+    from: usize,
+    _variant: usize,
+) -> Result<(), String> {
+    let got = k.crc32c(input);
+    let want = match r {
+        Reference::Naive => naive::crc32c(input),
+        Reference::Scalar => Kernels::scalar().crc32c(input),
+    };
+    compare("crc32c".into(), got, want, input)?;
+    let (a, b) = input.split_at(from);
+    compare(
+        format!("crc32c_append split at {from}"),
+        k.crc32c_append(k.crc32c(a), b),
+        got,
+        input,
+    )
+}
+
+fn prune_map(
+    k: &Kernels,
+    r: Reference,
+    t: Tables,
+    input: &[u8],
+    _from: usize,
+    variant: usize,
+) -> Result<(), String> {
+    for p in pick(t.prunes, variant) {
+        let mut got = Vec::new();
+        k.prune_map(&p.table, input, &mut got);
+        let want = match r {
+            Reference::Naive => naive::prune_map(&p.values, input),
+            Reference::Scalar => {
+                let mut w = Vec::new();
+                Kernels::scalar().prune_map(&p.table, input, &mut w);
+                w
+            }
+        };
+        compare(format!("prune_map with {}", p.name), got, want, input)?;
+    }
+    Ok(())
+}
+
+fn prune_find_nonzero(
+    k: &Kernels,
+    r: Reference,
+    t: Tables,
+    input: &[u8],
+    from: usize,
+    variant: usize,
+) -> Result<(), String> {
+    for p in pick(t.prunes, variant) {
+        for start in [from, 0] {
+            let got = k.prune_find_nonzero(&p.table, input, start);
+            let want = match r {
+                Reference::Naive => naive::prune_find_nonzero(&p.values, input, start),
+                Reference::Scalar => Kernels::scalar().prune_find_nonzero(&p.table, input, start),
+            };
+            compare(
+                format!("prune_find_nonzero with {} from {start}", p.name),
+                got,
+                want,
+                input,
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// Where walks start: everywhere for short inputs and every 32nd input, else a few telling
+/// places (the start, `from`, the middle, the last bytes and the very end).
+fn starts(input: &[u8], from: usize, variant: usize) -> Vec<u32> {
+    let len = input.len();
+    let mut s: Vec<usize> = if len <= 32 || variant % 32 == 0 {
+        (0..=len).collect()
+    } else {
+        vec![0, from, len / 2, len - 3, len - 2, len - 1, len]
+    };
+    s.sort_unstable();
+    s.dedup();
+    s.into_iter().map(|x| x as u32).collect()
+}
+
+/// The rotating trie only: walks are the slowest checks.
+fn trie_of(t: Tables<'_>, variant: usize) -> &TrieFixture {
+    &t.tries[variant % t.tries.len()]
+}
+
+fn trie_prefix_search(
+    k: &Kernels,
+    r: Reference,
+    t: Tables,
+    input: &[u8],
+    from: usize,
+    variant: usize,
+) -> Result<(), String> {
+    let fx = trie_of(t, variant);
+    if r == Reference::Naive && fx.dictionary.is_none() {
+        return Ok(());
+    }
+    for start in starts(input, from, variant) {
+        let text = &input[start as usize..];
+        let mut got = Vec::new();
+        let n = k.trie_prefix_search(&fx.trie, text, &mut got);
+        if n != got.len() {
+            return Err(format!(
+                "trie_prefix_search returned {n} but appended {}",
+                got.len()
+            ));
+        }
+        let want = match r {
+            Reference::Naive => fx.dictionary.as_ref().expect("checked").prefix_search(text),
+            Reference::Scalar => {
+                let mut w = Vec::new();
+                Kernels::scalar().trie_prefix_search(&fx.trie, text, &mut w);
+                w
+            }
+        };
+        compare(
+            format!("trie_prefix_search in {} from {start}", fx.name),
+            got,
+            want,
+            input,
+        )?;
+    }
+    Ok(())
+}
+
+fn trie_prefix_search_batch(
+    k: &Kernels,
+    r: Reference,
+    t: Tables,
+    input: &[u8],
+    from: usize,
+    variant: usize,
+) -> Result<(), String> {
+    let fx = trie_of(t, variant);
+    if r == Reference::Naive && fx.dictionary.is_none() {
+        return Ok(());
+    }
+    let starts = starts(input, from, variant);
+    // Sometimes a stride of 1 or 2, so that truncated results are compared too.
+    let stride = match variant % 5 {
+        0 => 1,
+        1 => 2,
+        _ => fx.trie.max_key_len(),
+    };
+    let mut got = TrieBatch::new();
+    k.trie_prefix_search_batch(&fx.trie, input, &starts, stride, &mut got);
+    let mut scalar = TrieBatch::new();
+    if r == Reference::Scalar {
+        Kernels::scalar().trie_prefix_search_batch(&fx.trie, input, &starts, stride, &mut scalar);
+    }
+    for (i, &start) in starts.iter().enumerate() {
+        let (count, stored) = match r {
+            Reference::Naive => {
+                let all = fx
+                    .dictionary
+                    .as_ref()
+                    .expect("checked")
+                    .prefix_search(&input[start as usize..]);
+                let n = all.len();
+                (n, all.into_iter().take(stride).collect::<Vec<_>>())
+            }
+            Reference::Scalar => (scalar.count(i), scalar.matches(i).to_vec()),
+        };
+        let what = format!(
+            "trie_prefix_search_batch in {} start {start} stride {stride}",
+            fx.name
+        );
+        compare(what.clone(), got.count(i), count, input)?;
+        compare(what, got.matches(i).to_vec(), stored, input)?;
+    }
+    Ok(())
+}
