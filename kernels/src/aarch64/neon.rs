@@ -319,6 +319,7 @@ pub unsafe fn crc32c_append(crc: u32, data: &[u8]) -> u32 {
 ///
 /// # Safety
 /// The CPU supports this tier; the preconditions of the scalar version hold.
+#[inline]
 #[target_feature(enable = "neon")]
 pub unsafe fn trie_prefix_search_batch(
     da: &DoubleArray,

@@ -170,7 +170,7 @@ impl DoubleArray {
 
     /// Reads a serialized array (little-endian `u32` units).
     pub fn from_bytes(bytes: &[u8]) -> Result<DoubleArray, TrieError> {
-        if bytes.is_empty() || bytes.len() % 4 != 0 {
+        if bytes.is_empty() || !bytes.len().is_multiple_of(4) {
             return Err(TrieError::BadLength { len: bytes.len() });
         }
         let units = bytes
@@ -356,7 +356,7 @@ impl Builder {
             *u |= if offset < (1 << 21) {
                 offset << 10
             } else {
-                debug_assert_eq!(offset % 256, 0);
+                debug_assert!(offset.is_multiple_of(256));
                 (offset << 2) | (1 << 9)
             };
             if terminal {
@@ -463,7 +463,7 @@ impl Builder {
 }
 
 fn encodable(offset: usize) -> bool {
-    offset < (1 << 21) || (offset % 256 == 0 && offset < (1 << 29))
+    offset < (1 << 21) || (offset.is_multiple_of(256) && offset < (1 << 29))
 }
 
 #[cfg(test)]

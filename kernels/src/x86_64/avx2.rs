@@ -196,6 +196,7 @@ pub unsafe fn prune_map(table: &PruneTable, data: &[u8], out: &mut [u8]) {
 ///
 /// # Safety
 /// The CPU supports this tier; the preconditions of the scalar version hold.
+#[inline]
 #[target_feature(enable = "avx2,ssse3,sse4.1,sse4.2,popcnt")]
 pub unsafe fn trie_prefix_search_batch(
     da: &DoubleArray,

@@ -251,6 +251,7 @@ pub unsafe fn crc32c_append(crc: u32, data: &[u8]) -> u32 {
 ///
 /// # Safety
 /// The CPU supports this tier; the preconditions of the scalar version hold.
+#[inline]
 #[target_feature(enable = "ssse3,sse4.1,sse4.2,popcnt")]
 pub unsafe fn trie_prefix_search_batch(
     da: &DoubleArray,

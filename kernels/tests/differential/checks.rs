@@ -315,7 +315,7 @@ fn prune_find_nonzero(
 /// places (the start, `from`, the middle, the last bytes and the very end).
 fn starts(input: &[u8], from: usize, variant: usize) -> Vec<u32> {
     let len = input.len();
-    let mut s: Vec<usize> = if len <= 32 || variant % 32 == 0 {
+    let mut s: Vec<usize> = if len <= 32 || variant.is_multiple_of(32) {
         (0..=len).collect()
     } else {
         vec![0, from, len / 2, len - 3, len - 2, len - 1, len]
