@@ -604,9 +604,61 @@ fn crc32c_short(c: &mut Criterion) {
     group.finish();
 }
 
+fn crc32c_many(c: &mut Criterion) {
+    // The same pieces as `crc32c_short`, hashed by one `crc32c_many` call per 1024 pieces.
+    let mut group = c.benchmark_group("crc32c_many");
+    for len in SHORT_PIECES {
+        let pieces = short_pieces(len, SHORT_PIECE_COUNT);
+        let total: usize = pieces.iter().map(|p| p.len()).sum();
+        let mut expected = vec![0u32; pieces.len()];
+        Kernels::scalar().crc32c_many(&pieces, &mut expected);
+        let param = if len == 0 {
+            "4-16".to_string()
+        } else {
+            len.to_string()
+        };
+        group.throughput(bytes(total));
+        for k in tiers() {
+            group.bench_with_input(
+                BenchmarkId::new(k.tier().name(), &param),
+                &pieces,
+                |b, pieces| {
+                    let mut out = vec![0u32; pieces.len()];
+                    k.crc32c_many(pieces, &mut out);
+                    assert_eq!(out, expected);
+                    b.iter(|| {
+                        k.crc32c_many(black_box(pieces), &mut out);
+                        black_box(&out);
+                    });
+                },
+            );
+        }
+    }
+    group.finish();
+}
+
+/// A pruning table with four distinct non-zero rows (digits; two letter rows; bytes ≥ 0xC0),
+/// within what the x86 row lookup handles in SIMD.
+fn few_row_values() -> [u8; 256] {
+    let mut v = [0u8; 256];
+    for b in 0..=255u8 {
+        v[b as usize] = match b {
+            b'0'..=b'9' => 2,
+            b'a'..=b'z' | b'A'..=b'Z' => 4,
+            0xC0..=0xFF => 3,
+            _ => 0,
+        };
+    }
+    v
+}
+
 fn prune_map(c: &mut Criterion) {
-    let table = PruneTable::new(prune_values());
-    let mut group = c.benchmark_group("prune_map");
+    prune_map_group(c, "prune_map", PruneTable::new(prune_values()));
+    prune_map_group(c, "prune_map_few_rows", PruneTable::new(few_row_values()));
+}
+
+fn prune_map_group(c: &mut Criterion, name: &str, table: PruneTable) {
+    let mut group = c.benchmark_group(name);
     for size in SIZES {
         group.throughput(bytes(size));
         let mut expected = Vec::new();
@@ -725,6 +777,7 @@ criterion_group! {
     name = benches;
     config = config();
     targets = classify, find_in, find_not_in, count_utf8_chars, ascii_prefix_len, crc32c,
-        crc32c_short, prune_map, prune_find_nonzero, trie_prefix_search_batch, trie_prefix_search
+        crc32c_short, crc32c_many, prune_map, prune_find_nonzero, trie_prefix_search_batch,
+        trie_prefix_search
 }
 criterion_main!(benches);

@@ -3,7 +3,7 @@
 
 use core::arch::aarch64::*;
 
-use crate::generic::{self, Block64, load_tail};
+use crate::generic::{self, Block64, SHORT, Tail};
 use crate::spec::byte_class::{BlockMasks, ByteClassTable, ClassSet};
 use crate::spec::double_array::{DoubleArray, TrieMatch};
 use crate::spec::prune::PruneTable;
@@ -165,6 +165,12 @@ impl Block64 for NeonBlock {
     }
 
     #[inline(always)]
+    unsafe fn bit_mask(self, k: u32) -> u64 {
+        // `cmtst` with the bit itself: 0xFF exactly where bit k is set.
+        unsafe { each2!(vtstq_u8, self, Self::splat(1 << k)).movemask() }
+    }
+
+    #[inline(always)]
     unsafe fn any_sign(self) -> bool {
         unsafe { vmaxvq_u8(self.or_all()) >= 0x80 }
     }
@@ -256,8 +262,12 @@ unsafe fn lookup256_block(q: &[uint8x16x4_t; 4], v: NeonBlock) -> NeonBlock {
 #[target_feature(enable = "neon")]
 pub unsafe fn prune_map(table: &PruneTable, data: &[u8], out: &mut [u8]) {
     debug_assert_eq!(data.len(), out.len());
+    if data.len() < SHORT {
+        return crate::scalar::prune::map(table, data, out);
+    }
     // SAFETY: the table loads read 4 × 64 bytes of the 256-byte table; block loads/stores stay
-    // inside `data`/`out` (same length) for `i < full`; the tail goes through stack buffers.
+    // inside `data`/`out` (same length) for `i < full`; the tail is read by `Tail` (inside `data`)
+    // and written to the last 64 bytes of `out` when it overlaps, else through a stack buffer.
     unsafe {
         let t = table.values.as_ptr();
         let q = [
@@ -273,45 +283,72 @@ pub unsafe fn prune_map(table: &PruneTable, data: &[u8], out: &mut [u8]) {
         }
         let rest = data.len() - 64 * full;
         if rest > 0 {
-            let mut buf = [0u8; 64];
-            lookup256_block(&q, load_tail::<NeonBlock>(data, 64 * full)).store(buf.as_mut_ptr());
-            out[64 * full..].copy_from_slice(&buf[..rest]);
+            let tail = Tail::<NeonBlock>::read(data, full);
+            let values = lookup256_block(&q, tail.block);
+            if tail.overlap > 0 {
+                values.store(out.as_mut_ptr().add(data.len() - 64));
+            } else {
+                let mut buf = [0u8; 64];
+                values.store(buf.as_mut_ptr());
+                out[64 * full..].copy_from_slice(&buf[..rest]);
+            }
         }
     }
 }
 
-/// See [`crate::scalar::crc32c::append`]: `crc32cx` folds eight bytes per instruction, then
-/// `crc32cw`, `crc32ch`, `crc32cb` for the tail.
+/// The CRC-32C register update: `crc32cx` folds eight bytes per instruction, then `crc32cw`,
+/// `crc32ch`, `crc32cb` for the tail.
+#[inline(always)]
+unsafe fn crc32c_update(crc: u32, data: &[u8]) -> u32 {
+    // SAFETY: the caller runs on a CPU with the CRC32 extension.
+    unsafe {
+        let mut c = crc;
+        let mut words = data.chunks_exact(8);
+        for w in &mut words {
+            c = __crc32cd(c, u64::from_le_bytes(w.try_into().expect("8 bytes")));
+        }
+        let mut rest = words.remainder();
+        if rest.len() >= 4 {
+            c = __crc32cw(
+                c,
+                u32::from_le_bytes(rest[..4].try_into().expect("4 bytes")),
+            );
+            rest = &rest[4..];
+        }
+        if rest.len() >= 2 {
+            c = __crc32ch(
+                c,
+                u16::from_le_bytes(rest[..2].try_into().expect("2 bytes")),
+            );
+            rest = &rest[2..];
+        }
+        if let Some(&b) = rest.first() {
+            c = __crc32cb(c, b);
+        }
+        c
+    }
+}
+
+/// See [`crate::scalar::crc32c::append`].
 ///
 /// # Safety
 /// The CPU supports this tier (which requires the CRC32 extension).
 #[inline]
 #[target_feature(enable = "crc")]
 pub unsafe fn crc32c_append(crc: u32, data: &[u8]) -> u32 {
-    let mut c = !crc;
-    let mut words = data.chunks_exact(8);
-    for w in &mut words {
-        c = __crc32cd(c, u64::from_le_bytes(w.try_into().expect("8 bytes")));
+    unsafe { !crc32c_update(!crc, data) }
+}
+
+/// See [`crate::scalar::crc32c::many`].
+///
+/// # Safety
+/// The CPU supports this tier; `out.len() == pieces.len()`.
+#[inline]
+#[target_feature(enable = "crc")]
+pub unsafe fn crc32c_many(pieces: &[&[u8]], out: &mut [u32]) {
+    for (o, p) in out.iter_mut().zip(pieces) {
+        *o = unsafe { !crc32c_update(!0, p) };
     }
-    let mut rest = words.remainder();
-    if rest.len() >= 4 {
-        c = __crc32cw(
-            c,
-            u32::from_le_bytes(rest[..4].try_into().expect("4 bytes")),
-        );
-        rest = &rest[4..];
-    }
-    if rest.len() >= 2 {
-        c = __crc32ch(
-            c,
-            u16::from_le_bytes(rest[..2].try_into().expect("2 bytes")),
-        );
-        rest = &rest[2..];
-    }
-    if let Some(&b) = rest.first() {
-        c = __crc32cb(c, b);
-    }
-    !c
 }
 
 /// See [`crate::scalar::trie::prefix_search_batch`]. NEON has no gather, so this is the portable

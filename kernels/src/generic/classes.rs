@@ -1,6 +1,7 @@
 //! Byte-class kernels over [`Block64`]: classify, find, count UTF-8 characters, ASCII prefix.
 
-use super::{Block64, load_tail, low_bits};
+use super::{Block64, SHORT, Tail};
+use crate::scalar::classes as scalar;
 use crate::spec::byte_class::{BlockMasks, ByteClassTable, ClassSet, MAX_TERMS};
 
 /// A class table's nibble terms, loaded into registers once per call.
@@ -61,35 +62,35 @@ pub(crate) unsafe fn classify<B: Block64>(
     data: &[u8],
     out: &mut [BlockMasks],
 ) {
+    if data.len() < SHORT {
+        return scalar::classify(table, data, out);
+    }
     unsafe {
         let terms = Terms::<B>::new(table);
-        // One splatted bit per kept class, so absent classes cost nothing.
-        let mut bits = [B::splat(0); 8];
-        let mut class_of = [0usize; 8];
-        let mut n_bits = 0;
+        // Only kept classes get a mask; the others stay 0 at no cost.
+        let mut kept = [0u32; 8];
+        let mut n_kept = 0;
         for k in table.kept.indices() {
-            bits[n_bits] = B::splat(1 << k);
-            class_of[n_bits] = k;
-            n_bits += 1;
+            kept[n_kept] = k as u32;
+            n_kept += 1;
         }
         let full = data.len() / 64;
         let (body, tail) = out.split_at_mut(full);
         for (i, masks) in body.iter_mut().enumerate() {
             // SAFETY: block `i < full` lies inside `data`.
-            let v = B::load(data.as_ptr().add(64 * i));
-            let c = terms.classes(v);
+            let c = terms.classes(B::load(data.as_ptr().add(64 * i)));
             let mut m = [0u64; 8];
-            for j in 0..n_bits {
-                m[class_of[j]] = c.and(bits[j]).nonzero_mask();
+            for &k in &kept[..n_kept] {
+                m[k as usize] = c.bit_mask(k);
             }
             *masks = BlockMasks(m);
         }
         if let Some(last) = tail.first_mut() {
-            let rest = data.len() - 64 * full;
-            let c = terms.classes(load_tail::<B>(data, 64 * full));
+            let t = Tail::<B>::read(data, full);
+            let c = terms.classes(t.block);
             let mut m = [0u64; 8];
-            for j in 0..n_bits {
-                m[class_of[j]] = c.and(bits[j]).nonzero_mask() & low_bits(rest);
+            for &k in &kept[..n_kept] {
+                m[k as usize] = t.bits(c.bit_mask(k));
             }
             *last = BlockMasks(m);
         }
@@ -106,6 +107,9 @@ pub(crate) unsafe fn find<B: Block64, const NEGATE: bool>(
     set: ClassSet,
     data: &[u8],
 ) -> Option<usize> {
+    if data.len() < SHORT {
+        return scalar::find::<NEGATE>(table, set, data);
+    }
     unsafe {
         let terms = Terms::<B>::new(table);
         let set = B::splat(set.bits());
@@ -123,16 +127,12 @@ pub(crate) unsafe fn find<B: Block64, const NEGATE: bool>(
                 return Some(64 * i + hits.trailing_zeros() as usize);
             }
         }
-        let rest = data.len() - 64 * full;
-        if rest == 0 {
+        if data.len() == 64 * full {
             return None;
         }
-        let out = terms.outside(load_tail::<B>(data, 64 * full), set, zero);
-        let hits = if NEGATE {
-            out.sign_mask()
-        } else {
-            !out.sign_mask()
-        } & low_bits(rest);
+        let t = Tail::<B>::read(data, full);
+        let out = terms.outside(t.block, set, zero).sign_mask();
+        let hits = t.bits(if NEGATE { out } else { !out });
         (hits != 0).then(|| 64 * full + hits.trailing_zeros() as usize)
     }
 }
@@ -143,6 +143,9 @@ pub(crate) unsafe fn find<B: Block64, const NEGATE: bool>(
 /// The CPU supports `B`'s ISA.
 #[inline(always)]
 pub(crate) unsafe fn count_utf8_chars<B: Block64>(data: &[u8]) -> usize {
+    if data.len() < SHORT {
+        return scalar::count_utf8_chars(data);
+    }
     unsafe {
         // Continuation bytes are 0x80..=0xBF, i.e. -128..=-65 as signed bytes.
         let last_continuation = B::splat(0xBF);
@@ -153,11 +156,10 @@ pub(crate) unsafe fn count_utf8_chars<B: Block64>(data: &[u8]) -> usize {
             let v = B::load(data.as_ptr().add(64 * i));
             count += v.gt_signed(last_continuation).sign_mask().count_ones() as usize;
         }
-        let rest = data.len() - 64 * full;
-        if rest > 0 {
-            let v = load_tail::<B>(data, 64 * full);
-            let m = v.gt_signed(last_continuation).sign_mask() & low_bits(rest);
-            count += m.count_ones() as usize;
+        if data.len() > 64 * full {
+            let t = Tail::<B>::read(data, full);
+            let m = t.block.gt_signed(last_continuation).sign_mask();
+            count += t.bits(m).count_ones() as usize;
         }
         count
     }
@@ -169,6 +171,9 @@ pub(crate) unsafe fn count_utf8_chars<B: Block64>(data: &[u8]) -> usize {
 /// The CPU supports `B`'s ISA.
 #[inline(always)]
 pub(crate) unsafe fn ascii_prefix_len<B: Block64>(data: &[u8]) -> usize {
+    if data.len() < SHORT {
+        return scalar::ascii_prefix_len(data);
+    }
     unsafe {
         let full = data.len() / 64;
         for i in 0..full {
@@ -178,9 +183,11 @@ pub(crate) unsafe fn ascii_prefix_len<B: Block64>(data: &[u8]) -> usize {
                 return 64 * i + v.sign_mask().trailing_zeros() as usize;
             }
         }
-        // The zero padding of the tail is ASCII, so a miss there means the whole input is.
-        let v = load_tail::<B>(data, 64 * full);
-        let m = v.sign_mask();
+        if data.len() == 64 * full {
+            return data.len();
+        }
+        let t = Tail::<B>::read(data, full);
+        let m = t.bits(t.block.sign_mask());
         if m != 0 {
             64 * full + m.trailing_zeros() as usize
         } else {

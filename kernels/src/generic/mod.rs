@@ -51,6 +51,11 @@ pub(crate) trait Block64: Copy {
     unsafe fn nonzero_mask(self) -> u64;
     /// Bit `i` set when bit 7 of byte `i` is set.
     unsafe fn sign_mask(self) -> u64;
+    /// Bit `i` set when bit `k` (`k < 8`) of byte `i` is set.
+    #[inline(always)]
+    unsafe fn bit_mask(self, k: u32) -> u64 {
+        unsafe { self.and(Self::splat(1 << k)).nonzero_mask() }
+    }
     /// Whether any byte has bit 7 set (cheaper than the mask on some ISAs).
     #[inline(always)]
     unsafe fn any_sign(self) -> bool {
@@ -58,21 +63,60 @@ pub(crate) trait Block64: Copy {
     }
 }
 
-/// Loads the last `data.len() - at` bytes (fewer than 64) as a block padded with zeros.
+/// Inputs shorter than this go to the scalar code: setting up tables and copying a partial block
+/// costs more than looking up a handful of bytes one by one.
+pub(crate) const SHORT: usize = 16;
+
+/// How the bytes after the last full 64-byte block are read.
 ///
-/// Copying the tail to the stack keeps every read inside `data`: no over-read past the end of the
-/// buffer, whatever follows it in memory (the guard-page tests check this).
-///
-/// # Safety
-/// The CPU must support `B`'s ISA.
-#[inline(always)]
-pub(crate) unsafe fn load_tail<B: Block64>(data: &[u8], at: usize) -> B {
-    let rest = &data[at..];
-    debug_assert!(rest.len() < 64);
-    let mut buf = [0u8; 64];
-    buf[..rest.len()].copy_from_slice(rest);
-    // SAFETY: `buf` is 64 readable bytes.
-    unsafe { B::load(buf.as_ptr()) }
+/// Never a read outside `data`, whatever follows it in memory (the guard-page tests check this):
+/// - an input of at least 64 bytes ends with one more 64-byte load that *overlaps* the last full
+///   block and ends exactly at the end of the input; the `overlap` low bits of its masks repeat
+///   positions already handled and are discarded;
+/// - a shorter input is copied into a zeroed 64-byte stack buffer.
+pub(crate) struct Tail<B> {
+    pub block: B,
+    /// How many leading bytes of `block` precede the tail (0 for the stack copy).
+    pub overlap: usize,
+    /// The number of tail bytes (`1..64`; the caller handles an empty tail).
+    pub len: usize,
+}
+
+impl<B: Block64> Tail<B> {
+    /// The tail of `data` after its `full` complete blocks (`data.len() > 64 * full`).
+    ///
+    /// # Safety
+    /// The CPU must support `B`'s ISA.
+    #[inline(always)]
+    pub unsafe fn read(data: &[u8], full: usize) -> Tail<B> {
+        let len = data.len() - 64 * full;
+        debug_assert!((1..64).contains(&len));
+        if data.len() >= 64 {
+            // SAFETY: `data.len() - 64 .. data.len()` lies inside `data`.
+            let block = unsafe { B::load(data.as_ptr().add(data.len() - 64)) };
+            Tail {
+                block,
+                overlap: 64 - len,
+                len,
+            }
+        } else {
+            let mut buf = [0u8; 64];
+            buf[..len].copy_from_slice(&data[64 * full..]);
+            // SAFETY: `buf` is 64 readable bytes.
+            let block = unsafe { B::load(buf.as_ptr()) };
+            Tail {
+                block,
+                overlap: 0,
+                len,
+            }
+        }
+    }
+
+    /// A mask of `block` reduced to the tail's bytes, bit 0 = first tail byte.
+    #[inline(always)]
+    pub fn bits(&self, mask: u64) -> u64 {
+        (mask >> self.overlap) & low_bits(self.len)
+    }
 }
 
 /// The low `n` bits set (`n <= 64`).

@@ -2,7 +2,8 @@
 //! distinct non-zero row (see [`crate::spec::prune`]). The x86 tiers use this; NEON overrides it
 //! with `tbl` over four 64-byte quarters.
 
-use super::{Block64, load_tail};
+use super::{Block64, SHORT, Tail};
+use crate::scalar::prune as scalar;
 use crate::spec::prune::PruneTable;
 
 /// The x86 row decomposition of a [`PruneTable`], in registers.
@@ -47,13 +48,23 @@ impl<B: Block64> Rows<B> {
     }
 }
 
-/// See [`crate::scalar::prune::map`].
+/// See [`crate::scalar::prune::map`]. The cost grows with the number of distinct rows, so a tier
+/// passes the most rows for which this beats one scalar lookup per byte; tables with more rows
+/// (and short inputs) take the scalar loop.
 ///
 /// # Safety
 /// The CPU supports `B`'s ISA; `out.len() == data.len()`.
 #[inline(always)]
-pub(crate) unsafe fn map<B: Block64>(table: &PruneTable, data: &[u8], out: &mut [u8]) {
+pub(crate) unsafe fn map<B: Block64>(
+    table: &PruneTable,
+    data: &[u8],
+    out: &mut [u8],
+    max_rows: usize,
+) {
     debug_assert_eq!(data.len(), out.len());
+    if data.len() < SHORT || table.n_rows > max_rows {
+        return scalar::map(table, data, out);
+    }
     unsafe {
         let rows = Rows::<B>::new(table);
         let full = data.len() / 64;
@@ -64,10 +75,17 @@ pub(crate) unsafe fn map<B: Block64>(table: &PruneTable, data: &[u8], out: &mut 
         }
         let rest = data.len() - 64 * full;
         if rest > 0 {
-            let mut buf = [0u8; 64];
-            rows.lookup(load_tail::<B>(data, 64 * full))
-                .store(buf.as_mut_ptr());
-            out[64 * full..].copy_from_slice(&buf[..rest]);
+            let t = Tail::<B>::read(data, full);
+            let values = rows.lookup(t.block);
+            if t.overlap > 0 {
+                // SAFETY: the last 64 bytes of `out` (as long as `data`, at least 64); the
+                // overlapping bytes get the values they already have.
+                values.store(out.as_mut_ptr().add(data.len() - 64));
+            } else {
+                let mut buf = [0u8; 64];
+                values.store(buf.as_mut_ptr());
+                out[64 * full..].copy_from_slice(&buf[..rest]);
+            }
         }
     }
 }

@@ -38,6 +38,14 @@ pub fn append(crc: u32, data: &[u8]) -> u32 {
     !update_raw(!crc, data)
 }
 
+/// The CRC-32C of each piece (`out.len()` must equal `pieces.len()`).
+pub fn many(pieces: &[&[u8]], out: &mut [u32]) {
+    assert_eq!(out.len(), pieces.len(), "one CRC per piece");
+    for (o, p) in out.iter_mut().zip(pieces) {
+        *o = append(0, p);
+    }
+}
+
 /// The CRC register update without the initial and final inversion.
 pub fn update_raw(mut c: u32, data: &[u8]) -> u32 {
     let t = &TABLES;

@@ -123,6 +123,20 @@ impl Block64 for AvxBlock {
     }
 
     #[inline(always)]
+    unsafe fn bit_mask(self, k: u32) -> u64 {
+        // Shifting 16-bit lanes left by 7 - k moves bit k of both bytes to their bit 7, which is
+        // what `vpmovmskb` collects: two instructions per register instead of and/compare/move.
+        unsafe {
+            let count = _mm_cvtsi32_si128(7 - k as i32);
+            AvxBlock([
+                _mm256_sll_epi16(self.0[0], count),
+                _mm256_sll_epi16(self.0[1], count),
+            ])
+            .movemask()
+        }
+    }
+
+    #[inline(always)]
     unsafe fn any_sign(self) -> bool {
         unsafe { _mm256_movemask_epi8(_mm256_or_si256(self.0[0], self.0[1])) != 0 }
     }
@@ -178,14 +192,19 @@ pub unsafe fn ascii_prefix_len(data: &[u8]) -> usize {
     unsafe { generic::classes::ascii_prefix_len::<AvxBlock>(data) }
 }
 
-/// See [`crate::scalar::prune::map`].
+/// Up to this many distinct non-zero rows, the row lookup beats scalar (4 instructions per row
+/// and 32 bytes against one load per byte; `cargo bench --bench kernels -- prune_map`).
+pub const PRUNE_MAX_ROWS: usize = 8;
+
+/// See [`crate::scalar::prune::map`]; tables with more than [`PRUNE_MAX_ROWS`] distinct rows use
+/// the scalar loop.
 ///
 /// # Safety
 /// The CPU supports this tier; `out.len() == data.len()`.
 #[inline]
 #[target_feature(enable = "avx2,ssse3,sse4.1,sse4.2,popcnt")]
 pub unsafe fn prune_map(table: &PruneTable, data: &[u8], out: &mut [u8]) {
-    unsafe { generic::prune::map::<AvxBlock>(table, data, out) }
+    unsafe { generic::prune::map::<AvxBlock>(table, data, out, PRUNE_MAX_ROWS) }
 }
 
 /// Eight walks in lockstep, one per 32-bit lane; each step gathers the eight text bytes, the

@@ -141,6 +141,23 @@ impl Block64 for SseBlock {
     }
 
     #[inline(always)]
+    unsafe fn bit_mask(self, k: u32) -> u64 {
+        // Shifting 16-bit lanes left by 7 - k moves bit k of both bytes to their bit 7, which is
+        // what `pmovmskb` collects: two instructions per register instead of and/compare/move.
+        unsafe {
+            let count = _mm_cvtsi32_si128(7 - k as i32);
+            let r = self.0;
+            SseBlock([
+                _mm_sll_epi16(r[0], count),
+                _mm_sll_epi16(r[1], count),
+                _mm_sll_epi16(r[2], count),
+                _mm_sll_epi16(r[3], count),
+            ])
+            .movemask()
+        }
+    }
+
+    #[inline(always)]
     unsafe fn any_sign(self) -> bool {
         unsafe {
             let r = self.0;
@@ -200,50 +217,77 @@ pub unsafe fn ascii_prefix_len(data: &[u8]) -> usize {
     unsafe { generic::classes::ascii_prefix_len::<SseBlock>(data) }
 }
 
-/// See [`crate::scalar::prune::map`].
+/// Up to this many distinct non-zero rows, the row lookup beats scalar (4 instructions per row
+/// and 16 bytes against one load per byte; `cargo bench --bench kernels -- prune_map`).
+pub const PRUNE_MAX_ROWS: usize = 4;
+
+/// See [`crate::scalar::prune::map`]; tables with more than [`PRUNE_MAX_ROWS`] distinct rows use
+/// the scalar loop.
 ///
 /// # Safety
 /// The CPU supports this tier; `out.len() == data.len()`.
 #[inline]
 #[target_feature(enable = "ssse3,sse4.1,sse4.2,popcnt")]
 pub unsafe fn prune_map(table: &PruneTable, data: &[u8], out: &mut [u8]) {
-    unsafe { generic::prune::map::<SseBlock>(table, data, out) }
+    unsafe { generic::prune::map::<SseBlock>(table, data, out, PRUNE_MAX_ROWS) }
 }
 
-/// See [`crate::scalar::crc32c::append`]: the `crc32` instruction computes CRC-32C, eight bytes
-/// per instruction, then four, two and one for the tail. (The AVX2 tier uses this function too:
-/// AVX2 adds nothing to CRC-32C.)
+/// The CRC-32C register update: the `crc32` instruction computes CRC-32C, eight bytes per
+/// instruction, then four, two and one for the tail.
+#[inline(always)]
+unsafe fn crc32c_update(crc: u32, data: &[u8]) -> u32 {
+    // SAFETY: the caller runs on a CPU with SSE4.2.
+    unsafe {
+        let mut c = crc as u64;
+        let mut words = data.chunks_exact(8);
+        for w in &mut words {
+            c = _mm_crc32_u64(c, u64::from_le_bytes(w.try_into().expect("8 bytes")));
+        }
+        let mut c = c as u32;
+        let mut rest = words.remainder();
+        if rest.len() >= 4 {
+            c = _mm_crc32_u32(
+                c,
+                u32::from_le_bytes(rest[..4].try_into().expect("4 bytes")),
+            );
+            rest = &rest[4..];
+        }
+        if rest.len() >= 2 {
+            c = _mm_crc32_u16(
+                c,
+                u16::from_le_bytes(rest[..2].try_into().expect("2 bytes")),
+            );
+            rest = &rest[2..];
+        }
+        if let Some(&b) = rest.first() {
+            c = _mm_crc32_u8(c, b);
+        }
+        c
+    }
+}
+
+/// See [`crate::scalar::crc32c::append`]. (The AVX2 tier uses this function too: AVX2 adds
+/// nothing to CRC-32C.)
 ///
 /// # Safety
 /// The CPU supports this tier.
 #[inline]
 #[target_feature(enable = "sse4.2")]
 pub unsafe fn crc32c_append(crc: u32, data: &[u8]) -> u32 {
-    let mut c = !crc as u64;
-    let mut words = data.chunks_exact(8);
-    for w in &mut words {
-        c = _mm_crc32_u64(c, u64::from_le_bytes(w.try_into().expect("8 bytes")));
+    unsafe { !crc32c_update(!crc, data) }
+}
+
+/// See [`crate::scalar::crc32c::many`]: one call for many short pieces, so the per-call cost of
+/// dispatch is paid once (it is as large as hashing a 16-byte piece).
+///
+/// # Safety
+/// The CPU supports this tier; `out.len() == pieces.len()`.
+#[inline]
+#[target_feature(enable = "sse4.2")]
+pub unsafe fn crc32c_many(pieces: &[&[u8]], out: &mut [u32]) {
+    for (o, p) in out.iter_mut().zip(pieces) {
+        *o = unsafe { !crc32c_update(!0, p) };
     }
-    let mut c = c as u32;
-    let mut rest = words.remainder();
-    if rest.len() >= 4 {
-        c = _mm_crc32_u32(
-            c,
-            u32::from_le_bytes(rest[..4].try_into().expect("4 bytes")),
-        );
-        rest = &rest[4..];
-    }
-    if rest.len() >= 2 {
-        c = _mm_crc32_u16(
-            c,
-            u16::from_le_bytes(rest[..2].try_into().expect("2 bytes")),
-        );
-        rest = &rest[2..];
-    }
-    if let Some(&b) = rest.first() {
-        c = _mm_crc32_u8(c, b);
-    }
-    !c
 }
 
 /// See [`crate::scalar::trie::prefix_search_batch`]. SSE4.2 has no gather, so this is the

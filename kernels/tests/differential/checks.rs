@@ -244,7 +244,7 @@ fn crc32c(
     _t: Tables,
     input: &[u8],
     from: usize,
-    _variant: usize,
+    variant: usize,
 ) -> Result<(), String> {
     let got = k.crc32c(input);
     let want = match r {
@@ -258,7 +258,26 @@ fn crc32c(
         k.crc32c_append(k.crc32c(a), b),
         got,
         input,
-    )
+    )?;
+    // Many pieces in one call: the input cut into pieces of 0..=17 bytes.
+    let mut pieces = Vec::new();
+    let (mut at, mut n) = (0, variant % 18);
+    while at < input.len() {
+        let end = (at + n).min(input.len());
+        pieces.push(&input[at..end]);
+        at = end;
+        n = (n + 5) % 18;
+    }
+    let mut many = vec![0; pieces.len()];
+    k.crc32c_many(&pieces, &mut many);
+    let want: Vec<u32> = pieces
+        .iter()
+        .map(|p| match r {
+            Reference::Naive => naive::crc32c(p),
+            Reference::Scalar => Kernels::scalar().crc32c(p),
+        })
+        .collect();
+    compare("crc32c_many".into(), many, want, input)
 }
 
 fn prune_map(
