@@ -27,8 +27,8 @@ use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use simdtok_kernels::{
-    BlockMasks, ByteClassSpec, ByteClassTable, ClassSet, DoubleArray, Kernels, PruneTable, Tier,
-    TrieBatch, TrieMatch,
+    BlockMasks, ByteClassSpec, ByteClassTable, ByteSet, ClassSet, DoubleArray, Kernels, PruneTable,
+    Tier, TrieBatch, TrieMatch,
 };
 
 /// Input sizes of the scanning kernels.
@@ -490,16 +490,18 @@ fn classify(c: &mut Criterion) {
 
 fn find_in(c: &mut Criterion) {
     // Word separators in letters-only text: none until the end.
-    let set = ClassSet::WHITESPACE | ClassSet::PUNCT;
-    let table = ByteClassTable::new(&ByteClassSpec::standard(), set);
+    let set = ByteSet::of_classes(
+        &ByteClassSpec::standard(),
+        ClassSet::WHITESPACE | ClassSet::PUNCT,
+    );
     let mut group = c.benchmark_group("find_in");
     for size in SIZES {
         group.throughput(bytes(size));
         for k in tiers() {
             group.bench_with_input(BenchmarkId::new(k.tier().name(), size), &size, |b, &n| {
                 let data = &letters()[..n];
-                assert_eq!(k.find_in(&table, set, data, 0), None);
-                b.iter(|| k.find_in(&table, set, black_box(data), 0));
+                assert_eq!(k.find_in(&set, data, 0), None);
+                b.iter(|| k.find_in(&set, black_box(data), 0));
             });
         }
     }
@@ -509,16 +511,16 @@ fn find_in(c: &mut Criterion) {
 fn find_not_in(c: &mut Criterion) {
     // The first byte of ASCII prose that needs a slow path (not printable ASCII or whitespace):
     // none until the end.
-    let set = ClassSet::WHITESPACE | ClassSet::PUNCT | ClassSet::LETTER | ClassSet::DIGIT;
-    let table = ByteClassTable::new(&ByteClassSpec::standard(), set);
+    let classes = ClassSet::WHITESPACE | ClassSet::PUNCT | ClassSet::LETTER | ClassSet::DIGIT;
+    let set = ByteSet::of_classes(&ByteClassSpec::standard(), classes);
     let mut group = c.benchmark_group("find_not_in");
     for size in SIZES {
         group.throughput(bytes(size));
         for k in tiers() {
             group.bench_with_input(BenchmarkId::new(k.tier().name(), size), &size, |b, &n| {
                 let data = &prose()[..n];
-                assert_eq!(k.find_not_in(&table, set, data, 0), None);
-                b.iter(|| k.find_not_in(&table, set, black_box(data), 0));
+                assert_eq!(k.find_not_in(&set, data, 0), None);
+                b.iter(|| k.find_not_in(&set, black_box(data), 0));
             });
         }
     }

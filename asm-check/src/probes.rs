@@ -40,7 +40,7 @@ macro_rules! probes {
 mod x86 {
     use simdtok_kernels::x86_64::{avx2, sse42};
     use simdtok_kernels::{
-        BlockMasks, ByteClassTable, ClassSet, DoubleArray, PruneTable, TrieMatch,
+        BlockMasks, ByteClassTable, ByteSet, DoubleArray, PruneTable, TrieMatch,
     };
 
     // The features of `sse42::*` and `avx2::*` (`sse42::crc32c_append` needs only "sse4.2"; the
@@ -49,7 +49,7 @@ mod x86 {
         simdtok_probe_sse42_classify, "ssse3,sse4.1,sse4.2,popcnt", sse42::classify,
             (t: &ByteClassTable, d: &[u8], o: &mut [BlockMasks]);
         simdtok_probe_sse42_find_in, "ssse3,sse4.1,sse4.2,popcnt", sse42::find_in,
-            (t: &ByteClassTable, s: ClassSet, d: &[u8]) -> Option<usize>;
+            (s: &ByteSet, d: &[u8]) -> Option<usize>;
         simdtok_probe_sse42_count_utf8_chars, "ssse3,sse4.1,sse4.2,popcnt", sse42::count_utf8_chars,
             (d: &[u8]) -> usize;
         simdtok_probe_sse42_ascii_prefix_len, "ssse3,sse4.1,sse4.2,popcnt", sse42::ascii_prefix_len,
@@ -64,7 +64,7 @@ mod x86 {
         simdtok_probe_avx2_classify, "avx2,ssse3,sse4.1,sse4.2,popcnt", avx2::classify,
             (t: &ByteClassTable, d: &[u8], o: &mut [BlockMasks]);
         simdtok_probe_avx2_find_in, "avx2,ssse3,sse4.1,sse4.2,popcnt", avx2::find_in,
-            (t: &ByteClassTable, s: ClassSet, d: &[u8]) -> Option<usize>;
+            (s: &ByteSet, d: &[u8]) -> Option<usize>;
         simdtok_probe_avx2_count_utf8_chars, "avx2,ssse3,sse4.1,sse4.2,popcnt", avx2::count_utf8_chars,
             (d: &[u8]) -> usize;
         simdtok_probe_avx2_ascii_prefix_len, "avx2,ssse3,sse4.1,sse4.2,popcnt", avx2::ascii_prefix_len,
@@ -82,7 +82,7 @@ mod x86 {
 mod arm {
     use simdtok_kernels::aarch64::neon;
     use simdtok_kernels::{
-        BlockMasks, ByteClassTable, ClassSet, DoubleArray, PruneTable, TrieMatch,
+        BlockMasks, ByteClassTable, ByteSet, DoubleArray, PruneTable, TrieMatch,
     };
 
     // The features of `neon::*` ("crc" for `crc32c_append`).
@@ -90,7 +90,7 @@ mod arm {
         simdtok_probe_neon_classify, "neon", neon::classify,
             (t: &ByteClassTable, d: &[u8], o: &mut [BlockMasks]);
         simdtok_probe_neon_find_in, "neon", neon::find_in,
-            (t: &ByteClassTable, s: ClassSet, d: &[u8]) -> Option<usize>;
+            (s: &ByteSet, d: &[u8]) -> Option<usize>;
         simdtok_probe_neon_count_utf8_chars, "neon", neon::count_utf8_chars,
             (d: &[u8]) -> usize;
         simdtok_probe_neon_ascii_prefix_len, "neon", neon::ascii_prefix_len,

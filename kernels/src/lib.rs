@@ -1,9 +1,9 @@
 //! SIMD kernels for simdtok, each in four tiers (scalar, SSE4.2, AVX2, NEON) chosen at run time.
 //!
 //! Four kernel families:
-//! - **byte classes** ([`ByteClassSpec`] → [`ByteClassTable`]): classify a buffer into per-class
-//!   64-bit masks per 64-byte block, find the first byte in / not in a class set, count UTF-8
-//!   characters, measure the ASCII prefix;
+//! - **byte classes** ([`ByteClassSpec`] → [`ByteClassTable`], [`ByteSet`]): classify a buffer
+//!   into per-class 64-bit masks per 64-byte block, find the first byte in / not in a set, count
+//!   UTF-8 characters, measure the ASCII prefix;
 //! - **CRC-32C** hashing of byte strings, identical on every tier;
 //! - **first-byte pruning** ([`PruneTable`]): a 256-entry byte → byte lookup over a buffer and the
 //!   next position with a non-zero value;
@@ -11,12 +11,12 @@
 //!   one position, and batched from many.
 //!
 //! ```
-//! use simdtok_kernels::{ByteClassSpec, ByteClassTable, ClassSet, Kernels};
+//! use simdtok_kernels::{ByteClassSpec, ByteSet, ClassSet, Kernels};
 //!
 //! let kernels = Kernels::active().expect("SIMDTOK_TIER is valid");
-//! let spaces = ByteClassTable::new(&ByteClassSpec::standard(), ClassSet::WHITESPACE);
+//! let spaces = ByteSet::of_classes(&ByteClassSpec::standard(), ClassSet::WHITESPACE);
 //! let text = b"hello world";
-//! assert_eq!(kernels.find_in(&spaces, ClassSet::WHITESPACE, text, 0), Some(5));
+//! assert_eq!(kernels.find_in(&spaces, text, 0), Some(5));
 //! assert_eq!(kernels.crc32c(b"123456789"), 0xE306_9283);
 //! ```
 //!
@@ -42,6 +42,7 @@ pub mod x86_64;
 
 pub use dispatch::{Choice, DispatchError, Origin, Source, TIER_ENV, TierRequest, choose_from_env};
 pub use spec::byte_class::{BlockMasks, ByteClassSpec, ByteClassTable, ClassSet};
+pub use spec::byte_set::ByteSet;
 pub use spec::double_array::{DoubleArray, TrieError, TrieMatch};
 pub use spec::prune::PruneTable;
 pub use table::{Kernels, TrieBatch};

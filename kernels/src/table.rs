@@ -8,12 +8,13 @@
 
 use crate::Tier;
 use crate::scalar;
-use crate::spec::byte_class::{BlockMasks, ByteClassTable, ClassSet};
+use crate::spec::byte_class::{BlockMasks, ByteClassTable};
+use crate::spec::byte_set::ByteSet;
 use crate::spec::double_array::{DoubleArray, TrieMatch};
-use crate::spec::prune::{NONZERO, PruneTable};
+use crate::spec::prune::PruneTable;
 
 type ClassifyFn = unsafe fn(&ByteClassTable, &[u8], &mut [BlockMasks]);
-type FindFn = unsafe fn(&ByteClassTable, ClassSet, &[u8]) -> Option<usize>;
+type FindFn = unsafe fn(&ByteSet, &[u8]) -> Option<usize>;
 type CountFn = unsafe fn(&[u8]) -> usize;
 type CrcFn = unsafe fn(u32, &[u8]) -> u32;
 type CrcManyFn = unsafe fn(&[&[u8]], &mut [u32]);
@@ -49,11 +50,11 @@ mod scalar_entry {
     pub unsafe fn classify(t: &ByteClassTable, d: &[u8], o: &mut [BlockMasks]) {
         scalar::classes::classify(t, d, o)
     }
-    pub unsafe fn find_in(t: &ByteClassTable, s: ClassSet, d: &[u8]) -> Option<usize> {
-        scalar::classes::find::<false>(t, s, d)
+    pub unsafe fn find_in(s: &ByteSet, d: &[u8]) -> Option<usize> {
+        scalar::classes::find::<false>(s, d)
     }
-    pub unsafe fn find_not_in(t: &ByteClassTable, s: ClassSet, d: &[u8]) -> Option<usize> {
-        scalar::classes::find::<true>(t, s, d)
+    pub unsafe fn find_not_in(s: &ByteSet, d: &[u8]) -> Option<usize> {
+        scalar::classes::find::<true>(s, d)
     }
     pub unsafe fn count_utf8_chars(d: &[u8]) -> usize {
         scalar::classes::count_utf8_chars(d)
@@ -244,33 +245,21 @@ impl Kernels {
         unsafe { (self.classify)(table, data, out) }
     }
 
-    /// The first position at or after `from` whose byte is in a class of `set`.
-    /// `None` when there is none (or `from >= data.len()`).
+    /// The first position at or after `from` whose byte is in `set`; `None` when there is none
+    /// (or `from >= data.len()`).
     #[inline]
-    pub fn find_in(
-        &self,
-        table: &ByteClassTable,
-        set: ClassSet,
-        data: &[u8],
-        from: usize,
-    ) -> Option<usize> {
+    pub fn find_in(&self, set: &ByteSet, data: &[u8], from: usize) -> Option<usize> {
         let rest = data.get(from..)?;
         // SAFETY: `self` exists only for a supported tier.
-        unsafe { (self.find_in)(table, set, rest) }.map(|i| from + i)
+        unsafe { (self.find_in)(set, rest) }.map(|i| from + i)
     }
 
-    /// The first position at or after `from` whose byte is in no class of `set`.
+    /// The first position at or after `from` whose byte is not in `set`.
     #[inline]
-    pub fn find_not_in(
-        &self,
-        table: &ByteClassTable,
-        set: ClassSet,
-        data: &[u8],
-        from: usize,
-    ) -> Option<usize> {
+    pub fn find_not_in(&self, set: &ByteSet, data: &[u8], from: usize) -> Option<usize> {
         let rest = data.get(from..)?;
         // SAFETY: `self` exists only for a supported tier.
-        unsafe { (self.find_not_in)(table, set, rest) }.map(|i| from + i)
+        unsafe { (self.find_not_in)(set, rest) }.map(|i| from + i)
     }
 
     /// The number of bytes that are not UTF-8 continuation bytes: for valid UTF-8, the number of
@@ -328,7 +317,7 @@ impl Kernels {
         data: &[u8],
         from: usize,
     ) -> Option<usize> {
-        self.find_in(&table.nonzero, NONZERO, data, from)
+        self.find_in(&table.nonzero, data, from)
     }
 
     /// Appends to `out` every key of `da` that is a prefix of `key`, shortest first; returns how

@@ -4,7 +4,8 @@
 use core::arch::aarch64::*;
 
 use crate::generic::{self, Block64, SHORT, Tail};
-use crate::spec::byte_class::{BlockMasks, ByteClassTable, ClassSet};
+use crate::spec::byte_class::{BlockMasks, ByteClassTable};
+use crate::spec::byte_set::ByteSet;
 use crate::spec::double_array::{DoubleArray, TrieMatch};
 use crate::spec::prune::PruneTable;
 
@@ -171,6 +172,11 @@ impl Block64 for NeonBlock {
     }
 
     #[inline(always)]
+    unsafe fn any_nonzero(self) -> bool {
+        unsafe { vmaxvq_u8(self.or_all()) != 0 }
+    }
+
+    #[inline(always)]
     unsafe fn any_sign(self) -> bool {
         unsafe { vmaxvq_u8(self.or_all()) >= 0x80 }
     }
@@ -192,8 +198,8 @@ pub unsafe fn classify(table: &ByteClassTable, data: &[u8], out: &mut [BlockMask
 /// The CPU supports this tier.
 #[inline]
 #[target_feature(enable = "neon")]
-pub unsafe fn find_in(table: &ByteClassTable, set: ClassSet, data: &[u8]) -> Option<usize> {
-    unsafe { generic::classes::find::<NeonBlock, false>(table, set, data) }
+pub unsafe fn find_in(set: &ByteSet, data: &[u8]) -> Option<usize> {
+    unsafe { generic::classes::find::<NeonBlock, false>(set, data) }
 }
 
 /// See [`crate::scalar::classes::find`] (`NEGATE = true`).
@@ -202,8 +208,8 @@ pub unsafe fn find_in(table: &ByteClassTable, set: ClassSet, data: &[u8]) -> Opt
 /// The CPU supports this tier.
 #[inline]
 #[target_feature(enable = "neon")]
-pub unsafe fn find_not_in(table: &ByteClassTable, set: ClassSet, data: &[u8]) -> Option<usize> {
-    unsafe { generic::classes::find::<NeonBlock, true>(table, set, data) }
+pub unsafe fn find_not_in(set: &ByteSet, data: &[u8]) -> Option<usize> {
+    unsafe { generic::classes::find::<NeonBlock, true>(set, data) }
 }
 
 /// See [`crate::scalar::classes::count_utf8_chars`].

@@ -2,53 +2,40 @@
 
 use super::{Block64, SHORT, Tail};
 use crate::scalar::classes as scalar;
-use crate::spec::byte_class::{BlockMasks, ByteClassTable, ClassSet, MAX_TERMS};
+use crate::spec::byte_class::{BlockMasks, ByteClassTable};
+use crate::spec::byte_set::ByteSet;
 
-/// A class table's nibble terms, loaded into registers once per call.
-struct Terms<B: Block64> {
-    lo: [B::Table16; MAX_TERMS],
-    hi: [B::Table16; MAX_TERMS],
-    n: usize,
+/// The class bits of every byte of `v`: the OR over the table's terms of
+/// `lo[low nibble] & hi[high nibble]`. The term tables are read from the table in the loop
+/// (plain loads, which the CPU does alongside the shuffles) rather than copied to registers up
+/// front, which would cost more than a short input.
+#[inline(always)]
+unsafe fn classes<B: Block64>(table: &ByteClassTable, v: B) -> B {
+    // SAFETY (all blocks in this file): the caller runs on a CPU with `B`'s ISA.
+    unsafe {
+        let lo = v.low_nibbles();
+        let hi = v.high_nibbles();
+        let mut acc = B::splat(0);
+        for t in &table.terms[..table.n_terms] {
+            acc =
+                acc.or(B::lookup16(B::table16(&t.lo), lo).and(B::lookup16(B::table16(&t.hi), hi)));
+        }
+        acc
+    }
 }
 
-impl<B: Block64> Terms<B> {
-    #[inline(always)]
-    unsafe fn new(table: &ByteClassTable) -> Self {
-        // SAFETY (all blocks in this file): the caller runs on a CPU with `B`'s ISA.
-        unsafe {
-            let zero = B::table16(&[0; 16]);
-            let mut terms = Terms {
-                lo: [zero; MAX_TERMS],
-                hi: [zero; MAX_TERMS],
-                n: table.n_terms,
-            };
-            for (t, term) in table.terms[..table.n_terms].iter().enumerate() {
-                terms.lo[t] = B::table16(&term.lo);
-                terms.hi[t] = B::table16(&term.hi);
-            }
-            terms
+/// Membership in a set of `N` nibble terms (1 or 2), tables already in registers: non-zero bytes
+/// are members.
+#[inline(always)]
+unsafe fn members<B: Block64, const N: usize>(t: &[(B::Table16, B::Table16); 2], v: B) -> B {
+    unsafe {
+        let lo = v.low_nibbles();
+        let hi = v.high_nibbles();
+        let mut acc = B::lookup16(t[0].0, lo).and(B::lookup16(t[0].1, hi));
+        if N == 2 {
+            acc = acc.or(B::lookup16(t[1].0, lo).and(B::lookup16(t[1].1, hi)));
         }
-    }
-
-    /// The class bits of every byte: the OR over terms of `lo[low nibble] & hi[high nibble]`.
-    #[inline(always)]
-    unsafe fn classes(&self, v: B) -> B {
-        unsafe {
-            let lo = v.low_nibbles();
-            let hi = v.high_nibbles();
-            let mut acc = B::splat(0);
-            for t in 0..self.n {
-                acc = acc.or(B::lookup16(self.lo[t], lo).and(B::lookup16(self.hi[t], hi)));
-            }
-            acc
-        }
-    }
-
-    /// 0xFF at every byte in none of the classes of `set`, else 0: both polarities of `find`
-    /// then end in one sign mask.
-    #[inline(always)]
-    unsafe fn outside(&self, v: B, set: B, zero: B) -> B {
-        unsafe { self.classes(v).and(set).eq(zero) }
+        acc
     }
 }
 
@@ -66,7 +53,6 @@ pub(crate) unsafe fn classify<B: Block64>(
         return scalar::classify(table, data, out);
     }
     unsafe {
-        let terms = Terms::<B>::new(table);
         // Only kept classes get a mask; the others stay 0 at no cost.
         let mut kept = [0u32; 8];
         let mut n_kept = 0;
@@ -78,7 +64,7 @@ pub(crate) unsafe fn classify<B: Block64>(
         let (body, tail) = out.split_at_mut(full);
         for (i, masks) in body.iter_mut().enumerate() {
             // SAFETY: block `i < full` lies inside `data`.
-            let c = terms.classes(B::load(data.as_ptr().add(64 * i)));
+            let c = classes(table, B::load(data.as_ptr().add(64 * i)));
             let mut m = [0u64; 8];
             for &k in &kept[..n_kept] {
                 m[k as usize] = c.bit_mask(k);
@@ -87,7 +73,7 @@ pub(crate) unsafe fn classify<B: Block64>(
         }
         if let Some(last) = tail.first_mut() {
             let t = Tail::<B>::read(data, full);
-            let c = terms.classes(t.block);
+            let c = classes(table, t.block);
             let mut m = [0u64; 8];
             for &k in &kept[..n_kept] {
                 m[k as usize] = t.bits(c.bit_mask(k));
@@ -97,42 +83,54 @@ pub(crate) unsafe fn classify<B: Block64>(
     }
 }
 
-/// See [`crate::scalar::classes::find`].
+/// See [`crate::scalar::classes::find`]: the set's terms (or its complement's, for
+/// `NEGATE`) decide membership, one or two terms.
 ///
 /// # Safety
 /// The CPU supports `B`'s ISA.
 #[inline(always)]
 pub(crate) unsafe fn find<B: Block64, const NEGATE: bool>(
-    table: &ByteClassTable,
-    set: ClassSet,
+    set: &ByteSet,
     data: &[u8],
 ) -> Option<usize> {
     if data.len() < SHORT {
-        return scalar::find::<NEGATE>(table, set, data);
+        return scalar::find::<NEGATE>(set, data);
     }
+    let terms = if NEGATE { &set.outside } else { &set.inside };
     unsafe {
-        let terms = Terms::<B>::new(table);
-        let set = B::splat(set.bits());
-        let zero = B::splat(0);
+        let mut t = [(B::table16(&[0; 16]), B::table16(&[0; 16])); 2];
+        for (dst, src) in t.iter_mut().zip(&terms.terms[..terms.n]) {
+            *dst = (B::table16(&src.lo), B::table16(&src.hi));
+        }
+        match terms.n {
+            0 => None, // nothing to find
+            1 => find_members::<B, 1>(&t, data),
+            _ => find_members::<B, 2>(&t, data),
+        }
+    }
+}
+
+/// The first member byte of `data` (at least [`SHORT`] bytes) under `N` terms.
+#[inline(always)]
+unsafe fn find_members<B: Block64, const N: usize>(
+    t: &[(B::Table16, B::Table16); 2],
+    data: &[u8],
+) -> Option<usize> {
+    unsafe {
         let full = data.len() / 64;
         for i in 0..full {
             // SAFETY: block `i < full` lies inside `data`.
-            let out = terms.outside(B::load(data.as_ptr().add(64 * i)), set, zero);
-            let hits = if NEGATE {
-                out.sign_mask()
-            } else {
-                !out.sign_mask()
-            };
-            if hits != 0 {
-                return Some(64 * i + hits.trailing_zeros() as usize);
+            let m = members::<B, N>(t, B::load(data.as_ptr().add(64 * i)));
+            // A cheap "any member?" first; the exact mask only for the block that has one.
+            if m.any_nonzero() {
+                return Some(64 * i + m.nonzero_mask().trailing_zeros() as usize);
             }
         }
         if data.len() == 64 * full {
             return None;
         }
-        let t = Tail::<B>::read(data, full);
-        let out = terms.outside(t.block, set, zero).sign_mask();
-        let hits = t.bits(if NEGATE { out } else { !out });
+        let tail = Tail::<B>::read(data, full);
+        let hits = tail.bits(members::<B, N>(t, tail.block).nonzero_mask());
         (hits != 0).then(|| 64 * full + hits.trailing_zeros() as usize)
     }
 }

@@ -56,6 +56,11 @@ pub(crate) trait Block64: Copy {
     unsafe fn bit_mask(self, k: u32) -> u64 {
         unsafe { self.and(Self::splat(1 << k)).nonzero_mask() }
     }
+    /// Whether any byte is non-zero (cheaper than the mask on some ISAs).
+    #[inline(always)]
+    unsafe fn any_nonzero(self) -> bool {
+        unsafe { self.nonzero_mask() != 0 }
+    }
     /// Whether any byte has bit 7 set (cheaper than the mask on some ISAs).
     #[inline(always)]
     unsafe fn any_sign(self) -> bool {

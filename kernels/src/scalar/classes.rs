@@ -1,6 +1,7 @@
 //! Byte-class kernels, one table lookup per byte.
 
-use crate::spec::byte_class::{BlockMasks, ByteClassTable, ClassSet};
+use crate::spec::byte_class::{BlockMasks, ByteClassTable};
+use crate::spec::byte_set::ByteSet;
 
 /// Per-class masks of every 64-byte block of `data` (`out.len()` must be `data.len().div_ceil(64)`).
 pub fn classify(table: &ByteClassTable, data: &[u8], out: &mut [BlockMasks]) {
@@ -21,15 +22,10 @@ pub fn classify(table: &ByteClassTable, data: &[u8], out: &mut [BlockMasks]) {
     }
 }
 
-/// The first index of `data` whose byte is in a class of `set` (`NEGATE = false`) or in none of
-/// them (`NEGATE = true`).
-pub fn find<const NEGATE: bool>(
-    table: &ByteClassTable,
-    set: ClassSet,
-    data: &[u8],
-) -> Option<usize> {
-    data.iter()
-        .position(|&b| (table.classes[b as usize] & set.bits() != 0) != NEGATE)
+/// The first index of `data` whose byte is in `set` (`NEGATE = false`) or not in it
+/// (`NEGATE = true`).
+pub fn find<const NEGATE: bool>(set: &ByteSet, data: &[u8]) -> Option<usize> {
+    data.iter().position(|&b| set.member[b as usize] != NEGATE)
 }
 
 /// The number of UTF-8 characters, counted as bytes that are not continuation bytes

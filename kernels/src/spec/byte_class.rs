@@ -16,7 +16,8 @@
 //! The number of terms is the largest number of distinct non-empty rows over the kept classes:
 //! 1 for "continuation byte" or "digit", 2 for "ASCII letter" or "whitespace", 5 for "ASCII
 //! punctuation" (its rows differ a lot), never more than 16. Kernels that need only some classes
-//! build a table restricted to them and pay only for those.
+//! build a table restricted to them and pay only for those. Finding bytes of one set is cheaper
+//! still: see [`super::byte_set`], which packs a whole set into at most two terms.
 //!
 //! Both ISAs receive the nibbles already masked to 0..=15, where `pshufb` and `tbl` agree (they
 //! differ for index bytes 0x10..=0xFF: `pshufb` uses the low four bits unless bit 7 is set, `tbl`

@@ -11,12 +11,9 @@
 //!   No derivation is needed beyond the table itself.
 //!
 //! Finding the next position with a non-zero value needs only membership, so the table also
-//! carries a one-class [`ByteClassTable`] for it (usually one or two nibble terms).
+//! carries a [`ByteSet`] of the bytes with a non-zero value.
 
-use super::byte_class::{ByteClassSpec, ByteClassTable, ClassSet};
-
-/// The class used for "value is non-zero" in [`PruneTable::nonzero`].
-pub(crate) const NONZERO: ClassSet = ClassSet::single(0);
+use super::byte_set::ByteSet;
 
 /// A byte → byte table compiled for the pruning kernels.
 #[derive(Clone, PartialEq, Eq)]
@@ -28,8 +25,8 @@ pub struct PruneTable {
     /// x86: the distinct non-zero rows, numbered from 1.
     pub(crate) rows: [[u8; 16]; 16],
     pub(crate) n_rows: usize,
-    /// Membership of "value is non-zero", as class [`NONZERO`].
-    pub(crate) nonzero: ByteClassTable,
+    /// The bytes whose value is non-zero.
+    pub(crate) nonzero: ByteSet,
 }
 
 impl PruneTable {
@@ -54,13 +51,12 @@ impl PruneTable {
             };
             *slot = (number + 1) as u8;
         }
-        let nonzero_spec = ByteClassSpec::empty().with_class(0, |b| values[b as usize] != 0);
         PruneTable {
             values,
             row_of_high_nibble,
             rows,
             n_rows,
-            nonzero: ByteClassTable::new(&nonzero_spec, NONZERO),
+            nonzero: ByteSet::from_fn(|b| values[b as usize] != 0),
         }
     }
 

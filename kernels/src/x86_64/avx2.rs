@@ -4,7 +4,8 @@
 use core::arch::x86_64::*;
 
 use crate::generic::{self, Block64};
-use crate::spec::byte_class::{BlockMasks, ByteClassTable, ClassSet};
+use crate::spec::byte_class::{BlockMasks, ByteClassTable};
+use crate::spec::byte_set::ByteSet;
 use crate::spec::double_array::{DoubleArray, TrieMatch, unit};
 use crate::spec::prune::PruneTable;
 
@@ -137,6 +138,14 @@ impl Block64 for AvxBlock {
     }
 
     #[inline(always)]
+    unsafe fn any_nonzero(self) -> bool {
+        unsafe {
+            let all = _mm256_or_si256(self.0[0], self.0[1]);
+            _mm256_testz_si256(all, all) == 0
+        }
+    }
+
+    #[inline(always)]
     unsafe fn any_sign(self) -> bool {
         unsafe { _mm256_movemask_epi8(_mm256_or_si256(self.0[0], self.0[1])) != 0 }
     }
@@ -158,8 +167,8 @@ pub unsafe fn classify(table: &ByteClassTable, data: &[u8], out: &mut [BlockMask
 /// The CPU supports this tier.
 #[inline]
 #[target_feature(enable = "avx2,ssse3,sse4.1,sse4.2,popcnt")]
-pub unsafe fn find_in(table: &ByteClassTable, set: ClassSet, data: &[u8]) -> Option<usize> {
-    unsafe { generic::classes::find::<AvxBlock, false>(table, set, data) }
+pub unsafe fn find_in(set: &ByteSet, data: &[u8]) -> Option<usize> {
+    unsafe { generic::classes::find::<AvxBlock, false>(set, data) }
 }
 
 /// See [`crate::scalar::classes::find`] (`NEGATE = true`).
@@ -168,8 +177,8 @@ pub unsafe fn find_in(table: &ByteClassTable, set: ClassSet, data: &[u8]) -> Opt
 /// The CPU supports this tier.
 #[inline]
 #[target_feature(enable = "avx2,ssse3,sse4.1,sse4.2,popcnt")]
-pub unsafe fn find_not_in(table: &ByteClassTable, set: ClassSet, data: &[u8]) -> Option<usize> {
-    unsafe { generic::classes::find::<AvxBlock, true>(table, set, data) }
+pub unsafe fn find_not_in(set: &ByteSet, data: &[u8]) -> Option<usize> {
+    unsafe { generic::classes::find::<AvxBlock, true>(set, data) }
 }
 
 /// See [`crate::scalar::classes::count_utf8_chars`].

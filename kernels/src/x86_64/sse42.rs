@@ -3,7 +3,8 @@
 use core::arch::x86_64::*;
 
 use crate::generic::{self, Block64};
-use crate::spec::byte_class::{BlockMasks, ByteClassTable, ClassSet};
+use crate::spec::byte_class::{BlockMasks, ByteClassTable};
+use crate::spec::byte_set::ByteSet;
 use crate::spec::double_array::{DoubleArray, TrieMatch};
 use crate::spec::prune::PruneTable;
 
@@ -158,6 +159,15 @@ impl Block64 for SseBlock {
     }
 
     #[inline(always)]
+    unsafe fn any_nonzero(self) -> bool {
+        unsafe {
+            let r = self.0;
+            let all = _mm_or_si128(_mm_or_si128(r[0], r[1]), _mm_or_si128(r[2], r[3]));
+            _mm_testz_si128(all, all) == 0
+        }
+    }
+
+    #[inline(always)]
     unsafe fn any_sign(self) -> bool {
         unsafe {
             let r = self.0;
@@ -183,8 +193,8 @@ pub unsafe fn classify(table: &ByteClassTable, data: &[u8], out: &mut [BlockMask
 /// The CPU supports this tier.
 #[inline]
 #[target_feature(enable = "ssse3,sse4.1,sse4.2,popcnt")]
-pub unsafe fn find_in(table: &ByteClassTable, set: ClassSet, data: &[u8]) -> Option<usize> {
-    unsafe { generic::classes::find::<SseBlock, false>(table, set, data) }
+pub unsafe fn find_in(set: &ByteSet, data: &[u8]) -> Option<usize> {
+    unsafe { generic::classes::find::<SseBlock, false>(set, data) }
 }
 
 /// See [`crate::scalar::classes::find`] (`NEGATE = true`).
@@ -193,8 +203,8 @@ pub unsafe fn find_in(table: &ByteClassTable, set: ClassSet, data: &[u8]) -> Opt
 /// The CPU supports this tier.
 #[inline]
 #[target_feature(enable = "ssse3,sse4.1,sse4.2,popcnt")]
-pub unsafe fn find_not_in(table: &ByteClassTable, set: ClassSet, data: &[u8]) -> Option<usize> {
-    unsafe { generic::classes::find::<SseBlock, true>(table, set, data) }
+pub unsafe fn find_not_in(set: &ByteSet, data: &[u8]) -> Option<usize> {
+    unsafe { generic::classes::find::<SseBlock, true>(set, data) }
 }
 
 /// See [`crate::scalar::classes::count_utf8_chars`].

@@ -1,7 +1,7 @@
 //! One comparison per kernel: run it on the tier under test and on the reference (the naive
 //! oracle for the scalar tier, the scalar tier for every SIMD tier) and describe any difference.
 
-use simdtok_kernels::{Kernels, TrieBatch};
+use simdtok_kernels::{ByteSet, Kernels, TrieBatch};
 
 use crate::fixtures::{ClassFixture, PruneFixture, TrieFixture};
 use crate::naive;
@@ -140,20 +140,21 @@ fn find_either(
     from: usize,
     variant: usize,
 ) -> Result<(), String> {
-    let call = |k: &Kernels, c: &ClassFixture, set, from| {
+    let call = |k: &Kernels, set: &ByteSet, from| {
         if negate {
-            k.find_not_in(&c.table, set, input, from)
+            k.find_not_in(set, input, from)
         } else {
-            k.find_in(&c.table, set, input, from)
+            k.find_in(set, input, from)
         }
     };
     for c in pick(t.classes, variant) {
-        for &set in pick(&c.sets, variant / 7) {
+        for (set, byte_set) in pick(&c.sets, variant / 7) {
+            let set = *set;
             for start in [from, 0] {
-                let got = call(k, c, set, start);
+                let got = call(k, byte_set, start);
                 let want = match r {
                     Reference::Naive => naive::find(&c.spec, c.keep, set, input, start, negate),
-                    Reference::Scalar => call(Kernels::scalar(), c, set, start),
+                    Reference::Scalar => call(Kernels::scalar(), byte_set, start),
                 };
                 compare(
                     format!(

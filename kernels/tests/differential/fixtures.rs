@@ -4,7 +4,7 @@
 
 use std::sync::LazyLock;
 
-use simdtok_kernels::{ByteClassSpec, ByteClassTable, ClassSet, DoubleArray, PruneTable};
+use simdtok_kernels::{ByteClassSpec, ByteClassTable, ByteSet, ClassSet, DoubleArray, PruneTable};
 
 use crate::naive::Dictionary;
 
@@ -38,8 +38,9 @@ pub struct ClassFixture {
     pub spec: ByteClassSpec,
     pub keep: ClassSet,
     pub table: ByteClassTable,
-    /// The sets `find_in` / `find_not_in` are asked about.
-    pub sets: Vec<ClassSet>,
+    /// The sets `find_in` / `find_not_in` are asked about: the bytes with a kept class in the
+    /// given set.
+    pub sets: Vec<(ClassSet, ByteSet)>,
 }
 
 pub struct PruneFixture {
@@ -74,6 +75,10 @@ impl ClassFixture {
     ) -> ClassFixture {
         let table = ByteClassTable::new(&spec, keep);
         sets.insert(0, keep);
+        let sets = sets
+            .into_iter()
+            .map(|s| (s, ByteSet::of_classes(&spec, keep & s)))
+            .collect();
         ClassFixture {
             name: name.into(),
             spec,
@@ -209,6 +214,13 @@ impl Fixtures {
                 vec![ClassSet::single(seed as usize), ClassSet::from_bits(0x5A)],
             ));
         }
+        // Sixteen distinct rows in one class: the two-term worst case of a byte set.
+        classes.push(ClassFixture::new(
+            "staircase",
+            ByteClassSpec::empty().with_class(0, |b| (b & 15) <= (b >> 4)),
+            ClassSet::ALL,
+            vec![],
+        ));
 
         let mut letters = [0u8; 256];
         for b in 0..=255u8 {
