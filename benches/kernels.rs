@@ -620,6 +620,21 @@ fn crc32c_many(c: &mut Criterion) {
             len.to_string()
         };
         group.throughput(bytes(total));
+        // The textbook table-driven CRC (one 256-entry table, a byte per step) as a baseline
+        // beside the scalar tier's slicing-by-8.
+        group.bench_with_input(
+            BenchmarkId::new("bytewise-table", &param),
+            &pieces,
+            |b, pieces| {
+                let mut out = vec![0u32; pieces.len()];
+                bytewise_crc32c_many(pieces, &mut out);
+                assert_eq!(out, expected);
+                b.iter(|| {
+                    bytewise_crc32c_many(black_box(pieces), &mut out);
+                    black_box(&out);
+                });
+            },
+        );
         for k in tiers() {
             group.bench_with_input(
                 BenchmarkId::new(k.tier().name(), &param),
@@ -637,6 +652,33 @@ fn crc32c_many(c: &mut Criterion) {
         }
     }
     group.finish();
+}
+
+/// CRC-32C one byte per table lookup (Sarwate's algorithm).
+fn bytewise_crc32c_many(pieces: &[&[u8]], out: &mut [u32]) {
+    static TABLE: OnceLock<[u32; 256]> = OnceLock::new();
+    let table = TABLE.get_or_init(|| {
+        let mut t = [0u32; 256];
+        for (i, e) in t.iter_mut().enumerate() {
+            let mut c = i as u32;
+            for _ in 0..8 {
+                c = if c & 1 != 0 {
+                    (c >> 1) ^ 0x82F6_3B78
+                } else {
+                    c >> 1
+                };
+            }
+            *e = c;
+        }
+        t
+    });
+    for (o, p) in out.iter_mut().zip(pieces) {
+        let mut c = !0u32;
+        for &b in p.iter() {
+            c = (c >> 8) ^ table[((c ^ b as u32) & 0xFF) as usize];
+        }
+        *o = !c;
+    }
 }
 
 /// A pruning table with four distinct non-zero rows (digits; two letter rows; bytes ≥ 0xC0),
@@ -731,22 +773,56 @@ fn batch_walks(
 }
 
 fn trie_prefix_search_batch(c: &mut Criterion) {
+    // Every tier runs the scalar walk (see `Kernels::trie_prefix_search`); measured here are that
+    // walk and, on AVX2 machines, the gather variant the tables do not dispatch.
     let mut group = c.benchmark_group("trie_prefix_search_batch");
     for size in TRIE_SIZES {
         group.throughput(bytes(size));
-        for k in tiers() {
-            group.bench_with_input(BenchmarkId::new(k.tier().name(), size), &size, |b, &n| {
-                let TrieInput { da, text } = trie_input();
-                let text = &text[..n];
-                let starts = char_starts(text);
-                let expected = single_walks(Kernels::scalar(), da, text, &starts);
-                let mut out = TrieBatch::new();
-                assert_eq!(batch_walks(k, da, text, &starts, &mut out), expected);
-                b.iter(|| batch_walks(k, da, black_box(text), &starts, &mut out));
+        let TrieInput { da, text } = trie_input();
+        let text = &text[..size];
+        let starts = char_starts(text);
+        let expected = single_walks(Kernels::scalar(), da, text, &starts);
+        group.bench_with_input(BenchmarkId::new("scalar", size), &size, |b, _| {
+            let mut out = TrieBatch::new();
+            assert_eq!(
+                batch_walks(Kernels::scalar(), da, text, &starts, &mut out),
+                expected
+            );
+            b.iter(|| batch_walks(Kernels::scalar(), da, black_box(text), &starts, &mut out));
+        });
+        #[cfg(target_arch = "x86_64")]
+        if Kernels::for_tier(Tier::Avx2).is_some() {
+            group.bench_with_input(BenchmarkId::new("avx2-gather", size), &size, |b, _| {
+                assert_eq!(gather_walks(da, text, &starts), expected);
+                b.iter(|| gather_walks(da, black_box(text), &starts));
             });
         }
     }
     group.finish();
+}
+
+/// The AVX2 gather variant over every start, in batches of [`TRIE_BATCH`]; the total matches.
+#[cfg(target_arch = "x86_64")]
+fn gather_walks(da: &DoubleArray, text: &[u8], starts: &[u32]) -> usize {
+    let stride = da.max_key_len();
+    let mut counts = vec![0u32; TRIE_BATCH];
+    let mut matches = vec![TrieMatch::default(); TRIE_BATCH * stride];
+    let mut total = 0;
+    for chunk in starts.chunks(TRIE_BATCH) {
+        let (c, m) = (
+            &mut counts[..chunk.len()],
+            &mut matches[..chunk.len() * stride],
+        );
+        // SAFETY: called only where `Kernels::for_tier(Avx2)` is `Some` (the CPU has AVX2);
+        // starts are inside `text` and the buffers have the sizes the kernel requires.
+        unsafe {
+            simdtok_kernels::x86_64::avx2::trie_prefix_search_batch_gather(
+                da, text, chunk, stride, c, m,
+            )
+        };
+        total += c.iter().map(|&n| n as usize).sum::<usize>();
+    }
+    total
 }
 
 fn trie_prefix_search(c: &mut Criterion) {

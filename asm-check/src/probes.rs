@@ -58,8 +58,6 @@ mod x86 {
             (t: &PruneTable, d: &[u8], o: &mut [u8]);
         simdtok_probe_sse42_crc32c, "sse4.2", sse42::crc32c_append,
             (c: u32, d: &[u8]) -> u32;
-        simdtok_probe_sse42_trie_batch, "ssse3,sse4.1,sse4.2,popcnt", sse42::trie_prefix_search_batch,
-            (da: &DoubleArray, t: &[u8], s: &[u32], n: usize, c: &mut [u32], m: &mut [TrieMatch]);
 
         simdtok_probe_avx2_classify, "avx2,ssse3,sse4.1,sse4.2,popcnt", avx2::classify,
             (t: &ByteClassTable, d: &[u8], o: &mut [BlockMasks]);
@@ -73,7 +71,7 @@ mod x86 {
             (t: &PruneTable, d: &[u8], o: &mut [u8]);
         simdtok_probe_avx2_crc32c, "avx2,ssse3,sse4.1,sse4.2,popcnt", sse42::crc32c_append,
             (c: u32, d: &[u8]) -> u32;
-        simdtok_probe_avx2_trie_batch, "avx2,ssse3,sse4.1,sse4.2,popcnt", avx2::trie_prefix_search_batch,
+        simdtok_probe_avx2_trie_batch_gather, "avx2,ssse3,sse4.1,sse4.2,popcnt", avx2::trie_prefix_search_batch_gather,
             (da: &DoubleArray, t: &[u8], s: &[u32], n: usize, c: &mut [u32], m: &mut [TrieMatch]);
     }
 }
@@ -81,9 +79,7 @@ mod x86 {
 #[cfg(target_arch = "aarch64")]
 mod arm {
     use simdtok_kernels::aarch64::neon;
-    use simdtok_kernels::{
-        BlockMasks, ByteClassTable, ByteSet, DoubleArray, PruneTable, TrieMatch,
-    };
+    use simdtok_kernels::{BlockMasks, ByteClassTable, ByteSet, PruneTable};
 
     // The features of `neon::*` ("crc" for `crc32c_append`).
     probes! {
@@ -99,8 +95,6 @@ mod arm {
             (t: &PruneTable, d: &[u8], o: &mut [u8]);
         simdtok_probe_neon_crc32c, "crc", neon::crc32c_append,
             (c: u32, d: &[u8]) -> u32;
-        simdtok_probe_neon_trie_batch, "neon", neon::trie_prefix_search_batch,
-            (da: &DoubleArray, t: &[u8], s: &[u32], n: usize, c: &mut [u32], m: &mut [TrieMatch]);
     }
 }
 

@@ -6,7 +6,6 @@ use core::arch::aarch64::*;
 use crate::generic::{self, Block64, SHORT, Tail};
 use crate::spec::byte_class::{BlockMasks, ByteClassTable};
 use crate::spec::byte_set::ByteSet;
-use crate::spec::double_array::{DoubleArray, TrieMatch};
 use crate::spec::prune::PruneTable;
 
 /// 64 bytes as four NEON registers.
@@ -304,35 +303,33 @@ pub unsafe fn prune_map(table: &PruneTable, data: &[u8], out: &mut [u8]) {
 
 /// The CRC-32C register update: `crc32cx` folds eight bytes per instruction, then `crc32cw`,
 /// `crc32ch`, `crc32cb` for the tail.
-#[inline(always)]
-unsafe fn crc32c_update(crc: u32, data: &[u8]) -> u32 {
-    // SAFETY: the caller runs on a CPU with the CRC32 extension.
-    unsafe {
-        let mut c = crc;
-        let mut words = data.chunks_exact(8);
-        for w in &mut words {
-            c = __crc32cd(c, u64::from_le_bytes(w.try_into().expect("8 bytes")));
-        }
-        let mut rest = words.remainder();
-        if rest.len() >= 4 {
-            c = __crc32cw(
-                c,
-                u32::from_le_bytes(rest[..4].try_into().expect("4 bytes")),
-            );
-            rest = &rest[4..];
-        }
-        if rest.len() >= 2 {
-            c = __crc32ch(
-                c,
-                u16::from_le_bytes(rest[..2].try_into().expect("2 bytes")),
-            );
-            rest = &rest[2..];
-        }
-        if let Some(&b) = rest.first() {
-            c = __crc32cb(c, b);
-        }
-        c
+#[inline]
+#[target_feature(enable = "crc")]
+fn crc32c_update(crc: u32, data: &[u8]) -> u32 {
+    let mut c = crc;
+    let mut words = data.chunks_exact(8);
+    for w in &mut words {
+        c = __crc32cd(c, u64::from_le_bytes(w.try_into().expect("8 bytes")));
     }
+    let mut rest = words.remainder();
+    if rest.len() >= 4 {
+        c = __crc32cw(
+            c,
+            u32::from_le_bytes(rest[..4].try_into().expect("4 bytes")),
+        );
+        rest = &rest[4..];
+    }
+    if rest.len() >= 2 {
+        c = __crc32ch(
+            c,
+            u16::from_le_bytes(rest[..2].try_into().expect("2 bytes")),
+        );
+        rest = &rest[2..];
+    }
+    if let Some(&b) = rest.first() {
+        c = __crc32cb(c, b);
+    }
+    c
 }
 
 /// See [`crate::scalar::crc32c::append`].
@@ -342,7 +339,7 @@ unsafe fn crc32c_update(crc: u32, data: &[u8]) -> u32 {
 #[inline]
 #[target_feature(enable = "crc")]
 pub unsafe fn crc32c_append(crc: u32, data: &[u8]) -> u32 {
-    unsafe { !crc32c_update(!crc, data) }
+    !crc32c_update(!crc, data)
 }
 
 /// See [`crate::scalar::crc32c::many`].
@@ -353,24 +350,6 @@ pub unsafe fn crc32c_append(crc: u32, data: &[u8]) -> u32 {
 #[target_feature(enable = "crc")]
 pub unsafe fn crc32c_many(pieces: &[&[u8]], out: &mut [u32]) {
     for (o, p) in out.iter_mut().zip(pieces) {
-        *o = unsafe { !crc32c_update(!0, p) };
+        *o = !crc32c_update(!0, p);
     }
-}
-
-/// See [`crate::scalar::trie::prefix_search_batch`]. NEON has no gather, so this is the portable
-/// interleaved walk ([`crate::generic::trie`]).
-///
-/// # Safety
-/// The CPU supports this tier; the preconditions of the scalar version hold.
-#[inline]
-#[target_feature(enable = "neon")]
-pub unsafe fn trie_prefix_search_batch(
-    da: &DoubleArray,
-    text: &[u8],
-    starts: &[u32],
-    stride: usize,
-    counts: &mut [u32],
-    matches: &mut [TrieMatch],
-) {
-    generic::trie::prefix_search_batch_interleaved(da, text, starts, stride, counts, matches)
 }

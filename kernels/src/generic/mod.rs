@@ -10,7 +10,6 @@ pub mod classes;
 /// Only the x86 tiers use the row decomposition; NEON has a better 256-entry lookup of its own.
 #[cfg(target_arch = "x86_64")]
 pub mod prune;
-pub mod trie;
 
 /// 64 bytes in vector registers, and the handful of operations the kernels need.
 ///
@@ -39,7 +38,8 @@ pub(crate) trait Block64: Copy {
     unsafe fn lookup16(t: Self::Table16, idx: Self) -> Self;
     unsafe fn and(self, o: Self) -> Self;
     unsafe fn or(self, o: Self) -> Self;
-    /// 0xFF where the bytes are equal, else 0.
+    /// 0xFF where the bytes are equal, else 0. (Used by the x86 tiers only.)
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     unsafe fn eq(self, o: Self) -> Self;
     /// 0xFF where `self > o` as signed bytes, else 0.
     unsafe fn gt_signed(self, o: Self) -> Self;

@@ -147,7 +147,9 @@ mod tests {
         let worst = ByteSet::from_fn(|b| (b & 15) <= (b >> 4));
         assert_eq!(worst.term_counts().0, 2);
         for seed in 1..50u32 {
-            let s = ByteSet::from_fn(|b| (b as u32).wrapping_mul(seed.wrapping_mul(2654435761)) >> 31 == 1);
+            let s = ByteSet::from_fn(|b| {
+                (b as u32).wrapping_mul(seed.wrapping_mul(2654435761)) >> 31 == 1
+            });
             for b in 0..=255u8 {
                 assert_eq!(s.inside.contains(b), s.contains(b));
                 assert_eq!(s.outside.contains(b), !s.contains(b));

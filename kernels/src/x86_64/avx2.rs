@@ -216,9 +216,16 @@ pub unsafe fn prune_map(table: &PruneTable, data: &[u8], out: &mut [u8]) {
     unsafe { generic::prune::map::<AvxBlock>(table, data, out, PRUNE_MAX_ROWS) }
 }
 
-/// Eight walks in lockstep, one per 32-bit lane; each step gathers the eight text bytes, the
-/// eight units and (where a key ends) the eight value units. A lane whose walk ends is refilled
-/// with the next start at once, so lanes stay busy however uneven the walks are.
+/// A batched prefix search with gathers: walks in groups of eight consecutive starts, one per
+/// 32-bit lane, in lockstep until all eight have ended; each step gathers the eight text bytes,
+/// the eight units and (where a key ends) the eight value units. The lane state stays in
+/// registers for the whole group (refilling lanes one by one goes through memory and stalls on
+/// store forwarding every step).
+///
+/// **Not dispatched**: on the machines measured so far it is about 2× slower than the scalar walk
+/// (`cargo bench --bench kernels -- trie_prefix_search_batch`, figures in `docs/benchmarks.md`),
+/// so every tier's table uses the scalar walk. It is kept, tested against scalar and benchmarked,
+/// for CPUs whose gathers are cheaper.
 ///
 /// Same contract as [`crate::scalar::trie::prefix_search_batch`].
 ///
@@ -226,7 +233,7 @@ pub unsafe fn prune_map(table: &PruneTable, data: &[u8], out: &mut [u8]) {
 /// The CPU supports this tier; the preconditions of the scalar version hold.
 #[inline]
 #[target_feature(enable = "avx2,ssse3,sse4.1,sse4.2,popcnt")]
-pub unsafe fn trie_prefix_search_batch(
+pub unsafe fn trie_prefix_search_batch_gather(
     da: &DoubleArray,
     text: &[u8],
     starts: &[u32],
@@ -235,131 +242,117 @@ pub unsafe fn trie_prefix_search_batch(
     matches: &mut [TrieMatch],
 ) {
     // The text gather reads 4 bytes ending at the wanted one (see below), which needs 4 bytes of
-    // text; gather indices are signed 32-bit. Outside those limits the interleaved walk is as good.
+    // text; gather indices are signed 32-bit. Outside those limits the scalar walk it is.
     if text.len() < 4 || text.len() > i32::MAX as usize {
-        generic::trie::prefix_search_batch_interleaved(da, text, starts, stride, counts, matches);
+        crate::scalar::trie::prefix_search_batch(da, text, starts, stride, counts, matches);
         return;
     }
-    const IDLE: u32 = u32::MAX;
     let units = da.units();
     // The layout addresses at most 2^29 units, so positions and their XORs fit in i32.
     debug_assert!(units.len() <= 1 << 29);
-    let root = unit::offset(units[0]) as i32;
-    // Lane state, kept in memory between steps so finished lanes can be refilled by scalar code.
-    let mut which = [IDLE; 8]; // index into `starts`
-    let mut at = [0i32; 8]; // next text position
-    let mut node = [0i32; 8]; // base of the current node's children
-    let mut found = [0u32; 8];
-    let mut values = [0u32; 8];
-    let mut next = 0usize;
-    let mut live = 0usize;
-    for l in 0..8 {
-        if next < starts.len() {
-            (which[l], at[l], node[l], found[l]) = (next as u32, starts[next] as i32, root, 0);
-            next += 1;
-            live += 1;
-        }
-    }
     // SAFETY: every gather is masked to lanes whose index is in bounds (argued at each gather);
-    // masked-off lanes do not access memory. Loads/stores of the lane arrays are 32 bytes each.
+    // masked-off lanes do not access memory. Lane arrays are 8 × 32 bits, loaded/stored whole.
     unsafe {
         let text_len = _mm256_set1_epi32(text.len() as i32);
         let units_len = _mm256_set1_epi32(units.len() as i32);
         let zero = _mm256_setzero_si256();
+        let one = _mm256_set1_epi32(1);
         let three = _mm256_set1_epi32(3);
         let byte_mask = _mm256_set1_epi32(0xFF);
         let label_mask = _mm256_set1_epi32(unit::IS_VALUE as i32 | 0xFF);
         let leaf_bit = _mm256_set1_epi32(1 << 8);
         let scale_bit = _mm256_set1_epi32(1 << 9);
         let value_mask = _mm256_set1_epi32(!unit::IS_VALUE as i32);
-        while live > 0 {
-            let idle = _mm256_cmpeq_epi32(
-                _mm256_loadu_si256(which.as_ptr() as *const __m256i),
-                _mm256_set1_epi32(-1),
-            );
-            let pos_text = _mm256_loadu_si256(at.as_ptr() as *const __m256i);
-            let base = _mm256_loadu_si256(node.as_ptr() as *const __m256i);
-            // Lanes with a byte left to read: live and `at < text.len()`.
-            let in_text = _mm256_andnot_si256(idle, _mm256_cmpgt_epi32(text_len, pos_text));
-            // The byte at `at` is the top byte of the 4 bytes at `at - 3` (or at 0 when
-            // `at < 3`, shifted by `8 * at`): `at - 3 + 4 <= text.len()` as `at < text.len()`,
-            // and `0 + 4 <= text.len()` as `text.len() >= 4`. Never a read past the end.
-            let from = _mm256_max_epi32(_mm256_sub_epi32(pos_text, three), zero);
-            let shift = _mm256_slli_epi32(_mm256_sub_epi32(pos_text, from), 3);
-            let word =
-                _mm256_mask_i32gather_epi32::<1>(zero, text.as_ptr() as *const i32, from, in_text);
-            let c = _mm256_and_si256(_mm256_srlv_epi32(word, shift), byte_mask);
-            // The child unit: in bounds when `0 <= pos < units.len()` (pos >= 0: both XOR
-            // operands are below 2^30).
-            let pos = _mm256_xor_si256(base, c);
-            let in_units = _mm256_and_si256(in_text, _mm256_cmpgt_epi32(units_len, pos));
-            let u =
-                _mm256_mask_i32gather_epi32::<4>(zero, units.as_ptr() as *const i32, pos, in_units);
-            let ok = _mm256_and_si256(
-                in_units,
-                _mm256_cmpeq_epi32(_mm256_and_si256(u, label_mask), c),
-            );
-            // offset(u) = (u >> 10) << ((u & 0x200) >> 6)
-            let offset = _mm256_sllv_epi32(
-                _mm256_srli_epi32(u, 10),
-                _mm256_srli_epi32(_mm256_and_si256(u, scale_bit), 6),
-            );
-            let child_base = _mm256_xor_si256(pos, offset);
-            let leaf = _mm256_and_si256(
-                ok,
-                _mm256_cmpeq_epi32(_mm256_and_si256(u, leaf_bit), leaf_bit),
-            );
-            // The value unit: in bounds when `child_base < units.len()` (it is >= 0 as above).
-            let leaf_ok = _mm256_and_si256(leaf, _mm256_cmpgt_epi32(units_len, child_base));
-            let value = _mm256_and_si256(
-                _mm256_mask_i32gather_epi32::<4>(
+        let lane_ids = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+        let root = _mm256_set1_epi32(unit::offset(units[0]) as i32);
+        let mut lane_at = [0i32; 8];
+        let mut lane_values = [0u32; 8];
+        for (g, group) in starts.chunks(8).enumerate() {
+            // Lanes 0..n walk; the others are off from the start. The masked load and store
+            // touch only the group's own elements of `starts` and `counts`.
+            let used = _mm256_cmpgt_epi32(_mm256_set1_epi32(group.len() as i32), lane_ids);
+            let begin = _mm256_maskload_epi32(group.as_ptr() as *const i32, used);
+            let mut at = begin;
+            let mut node = root;
+            let mut live = used;
+            let mut found = [0u32; 8];
+            while _mm256_movemask_ps(_mm256_castsi256_ps(live)) != 0 {
+                // Lanes with a byte left to read: live and `at < text.len()`.
+                let in_text = _mm256_and_si256(live, _mm256_cmpgt_epi32(text_len, at));
+                // The byte at `at` is the top byte of the 4 bytes at `at - 3` (or at 0 when
+                // `at < 3`, shifted by `8 * at`): `at - 3 + 4 <= text.len()` as `at < text.len()`,
+                // and `0 + 4 <= text.len()` as `text.len() >= 4`. Never a read past the end.
+                let from = _mm256_max_epi32(_mm256_sub_epi32(at, three), zero);
+                let shift = _mm256_slli_epi32(_mm256_sub_epi32(at, from), 3);
+                let word = _mm256_mask_i32gather_epi32::<1>(
+                    zero,
+                    text.as_ptr() as *const i32,
+                    from,
+                    in_text,
+                );
+                let c = _mm256_and_si256(_mm256_srlv_epi32(word, shift), byte_mask);
+                // The child unit: in bounds when `0 <= pos < units.len()` (pos >= 0: both XOR
+                // operands are below 2^30).
+                let pos = _mm256_xor_si256(node, c);
+                let in_units = _mm256_and_si256(in_text, _mm256_cmpgt_epi32(units_len, pos));
+                let u = _mm256_mask_i32gather_epi32::<4>(
                     zero,
                     units.as_ptr() as *const i32,
-                    child_base,
-                    leaf_ok,
-                ),
-                value_mask,
-            );
-            // A lane goes on when its step matched and, if a key ended, its value was readable.
-            let go_on = _mm256_andnot_si256(_mm256_andnot_si256(leaf_ok, leaf), ok);
-            _mm256_storeu_si256(
-                node.as_mut_ptr() as *mut __m256i,
-                _mm256_blendv_epi8(base, child_base, ok),
-            );
-            _mm256_storeu_si256(
-                at.as_mut_ptr() as *mut __m256i,
-                _mm256_sub_epi32(pos_text, ok), // ok lanes are -1: at + 1
-            );
-            _mm256_storeu_si256(values.as_mut_ptr() as *mut __m256i, value);
-            let mut leaves = _mm256_movemask_ps(_mm256_castsi256_ps(leaf_ok)) as u32;
-            while leaves != 0 {
-                let l = leaves.trailing_zeros() as usize;
-                leaves &= leaves - 1;
-                let i = which[l] as usize;
-                if (found[l] as usize) < stride {
-                    matches[i * stride + found[l] as usize] = TrieMatch {
-                        len: (at[l] - starts[i] as i32) as u32,
-                        value: values[l],
-                    };
+                    pos,
+                    in_units,
+                );
+                let ok = _mm256_and_si256(
+                    in_units,
+                    _mm256_cmpeq_epi32(_mm256_and_si256(u, label_mask), c),
+                );
+                // offset(u) = (u >> 10) << ((u & 0x200) >> 6)
+                let offset = _mm256_sllv_epi32(
+                    _mm256_srli_epi32(u, 10),
+                    _mm256_srli_epi32(_mm256_and_si256(u, scale_bit), 6),
+                );
+                let child = _mm256_xor_si256(pos, offset);
+                let leaf = _mm256_and_si256(
+                    ok,
+                    _mm256_cmpeq_epi32(_mm256_and_si256(u, leaf_bit), leaf_bit),
+                );
+                // The value unit: in bounds when `child < units.len()` (it is >= 0 as above).
+                let leaf_ok = _mm256_and_si256(leaf, _mm256_cmpgt_epi32(units_len, child));
+                // A lane goes on when its step matched and, if a key ended, its value was readable.
+                live = _mm256_andnot_si256(_mm256_andnot_si256(leaf_ok, leaf), ok);
+                node = child;
+                at = _mm256_add_epi32(at, one);
+                let mut leaves = _mm256_movemask_ps(_mm256_castsi256_ps(leaf_ok)) as u32;
+                if leaves != 0 {
+                    let value = _mm256_mask_i32gather_epi32::<4>(
+                        zero,
+                        units.as_ptr() as *const i32,
+                        child,
+                        leaf_ok,
+                    );
+                    _mm256_storeu_si256(
+                        lane_values.as_mut_ptr() as *mut __m256i,
+                        _mm256_and_si256(value, value_mask),
+                    );
+                    _mm256_storeu_si256(
+                        lane_at.as_mut_ptr() as *mut __m256i,
+                        _mm256_sub_epi32(at, begin),
+                    );
+                    while leaves != 0 {
+                        let l = leaves.trailing_zeros() as usize;
+                        leaves &= leaves - 1;
+                        let f = found[l] as usize;
+                        if f < stride {
+                            matches[(8 * g + l) * stride + f] = TrieMatch {
+                                len: lane_at[l] as u32,
+                                value: lane_values[l],
+                            };
+                        }
+                        found[l] += 1;
+                    }
                 }
-                found[l] += 1;
             }
-            let continuing = _mm256_movemask_ps(_mm256_castsi256_ps(go_on)) as u32;
-            let mut stopped =
-                !continuing & !(_mm256_movemask_ps(_mm256_castsi256_ps(idle)) as u32) & 0xFF;
-            while stopped != 0 {
-                let l = stopped.trailing_zeros() as usize;
-                stopped &= stopped - 1;
-                counts[which[l] as usize] = found[l];
-                if next < starts.len() {
-                    (which[l], at[l], node[l], found[l]) =
-                        (next as u32, starts[next] as i32, root, 0);
-                    next += 1;
-                } else {
-                    which[l] = IDLE;
-                    live -= 1;
-                }
-            }
+            let found = _mm256_loadu_si256(found.as_ptr() as *const __m256i);
+            _mm256_maskstore_epi32(counts[8 * g..].as_mut_ptr() as *mut i32, used, found);
         }
     }
 }

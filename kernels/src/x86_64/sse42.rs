@@ -5,7 +5,6 @@ use core::arch::x86_64::*;
 use crate::generic::{self, Block64};
 use crate::spec::byte_class::{BlockMasks, ByteClassTable};
 use crate::spec::byte_set::ByteSet;
-use crate::spec::double_array::{DoubleArray, TrieMatch};
 use crate::spec::prune::PruneTable;
 
 /// 64 bytes as four SSE registers.
@@ -244,36 +243,34 @@ pub unsafe fn prune_map(table: &PruneTable, data: &[u8], out: &mut [u8]) {
 
 /// The CRC-32C register update: the `crc32` instruction computes CRC-32C, eight bytes per
 /// instruction, then four, two and one for the tail.
-#[inline(always)]
-unsafe fn crc32c_update(crc: u32, data: &[u8]) -> u32 {
-    // SAFETY: the caller runs on a CPU with SSE4.2.
-    unsafe {
-        let mut c = crc as u64;
-        let mut words = data.chunks_exact(8);
-        for w in &mut words {
-            c = _mm_crc32_u64(c, u64::from_le_bytes(w.try_into().expect("8 bytes")));
-        }
-        let mut c = c as u32;
-        let mut rest = words.remainder();
-        if rest.len() >= 4 {
-            c = _mm_crc32_u32(
-                c,
-                u32::from_le_bytes(rest[..4].try_into().expect("4 bytes")),
-            );
-            rest = &rest[4..];
-        }
-        if rest.len() >= 2 {
-            c = _mm_crc32_u16(
-                c,
-                u16::from_le_bytes(rest[..2].try_into().expect("2 bytes")),
-            );
-            rest = &rest[2..];
-        }
-        if let Some(&b) = rest.first() {
-            c = _mm_crc32_u8(c, b);
-        }
-        c
+#[inline]
+#[target_feature(enable = "sse4.2")]
+fn crc32c_update(crc: u32, data: &[u8]) -> u32 {
+    let mut c = crc as u64;
+    let mut words = data.chunks_exact(8);
+    for w in &mut words {
+        c = _mm_crc32_u64(c, u64::from_le_bytes(w.try_into().expect("8 bytes")));
     }
+    let mut c = c as u32;
+    let mut rest = words.remainder();
+    if rest.len() >= 4 {
+        c = _mm_crc32_u32(
+            c,
+            u32::from_le_bytes(rest[..4].try_into().expect("4 bytes")),
+        );
+        rest = &rest[4..];
+    }
+    if rest.len() >= 2 {
+        c = _mm_crc32_u16(
+            c,
+            u16::from_le_bytes(rest[..2].try_into().expect("2 bytes")),
+        );
+        rest = &rest[2..];
+    }
+    if let Some(&b) = rest.first() {
+        c = _mm_crc32_u8(c, b);
+    }
+    c
 }
 
 /// See [`crate::scalar::crc32c::append`]. (The AVX2 tier uses this function too: AVX2 adds
@@ -284,7 +281,7 @@ unsafe fn crc32c_update(crc: u32, data: &[u8]) -> u32 {
 #[inline]
 #[target_feature(enable = "sse4.2")]
 pub unsafe fn crc32c_append(crc: u32, data: &[u8]) -> u32 {
-    unsafe { !crc32c_update(!crc, data) }
+    !crc32c_update(!crc, data)
 }
 
 /// See [`crate::scalar::crc32c::many`]: one call for many short pieces, so the per-call cost of
@@ -296,24 +293,6 @@ pub unsafe fn crc32c_append(crc: u32, data: &[u8]) -> u32 {
 #[target_feature(enable = "sse4.2")]
 pub unsafe fn crc32c_many(pieces: &[&[u8]], out: &mut [u32]) {
     for (o, p) in out.iter_mut().zip(pieces) {
-        *o = unsafe { !crc32c_update(!0, p) };
+        *o = !crc32c_update(!0, p);
     }
-}
-
-/// See [`crate::scalar::trie::prefix_search_batch`]. SSE4.2 has no gather, so this is the
-/// portable interleaved walk ([`crate::generic::trie`]).
-///
-/// # Safety
-/// The CPU supports this tier; the preconditions of the scalar version hold.
-#[inline]
-#[target_feature(enable = "ssse3,sse4.1,sse4.2,popcnt")]
-pub unsafe fn trie_prefix_search_batch(
-    da: &DoubleArray,
-    text: &[u8],
-    starts: &[u32],
-    stride: usize,
-    counts: &mut [u32],
-    matches: &mut [TrieMatch],
-) {
-    generic::trie::prefix_search_batch_interleaved(da, text, starts, stride, counts, matches)
 }

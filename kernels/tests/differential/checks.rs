@@ -415,6 +415,7 @@ fn trie_prefix_search_batch(
     if r == Reference::Scalar {
         Kernels::scalar().trie_prefix_search_batch(&fx.trie, input, &starts, stride, &mut scalar);
     }
+    let gather = gather_variant(k, fx, input, &starts, stride);
     for (i, &start) in starts.iter().enumerate() {
         let (count, stored) = match r {
             Reference::Naive => {
@@ -433,7 +434,59 @@ fn trie_prefix_search_batch(
             fx.name
         );
         compare(what.clone(), got.count(i), count, input)?;
-        compare(what, got.matches(i).to_vec(), stored, input)?;
+        compare(what.clone(), got.matches(i).to_vec(), stored.clone(), input)?;
+        if let Some((counts, matches)) = &gather {
+            let n = (counts[i] as usize).min(stride);
+            let what = format!("{what} (AVX2 gather variant)");
+            compare(what.clone(), counts[i] as usize, count, input)?;
+            compare(
+                what,
+                matches[i * stride..i * stride + n].to_vec(),
+                stored,
+                input,
+            )?;
+        }
     }
     Ok(())
+}
+
+/// On the AVX2 tier, the batched walk with gathers that the table does not dispatch (it is
+/// slower here) but keeps for CPUs with cheaper gathers: its counts and match slots.
+#[cfg(target_arch = "x86_64")]
+fn gather_variant(
+    k: &Kernels,
+    fx: &TrieFixture,
+    input: &[u8],
+    starts: &[u32],
+    stride: usize,
+) -> Option<(Vec<u32>, Vec<simdtok_kernels::TrieMatch>)> {
+    if k.tier() != simdtok_kernels::Tier::Avx2 {
+        return None;
+    }
+    let mut counts = vec![0; starts.len()];
+    let mut matches = vec![simdtok_kernels::TrieMatch::default(); starts.len() * stride];
+    // SAFETY: `k` is the AVX2 table, which exists only on a CPU with AVX2; every start is at most
+    // `input.len()` and the buffers have the sizes the kernel requires.
+    unsafe {
+        simdtok_kernels::x86_64::avx2::trie_prefix_search_batch_gather(
+            &fx.trie,
+            input,
+            starts,
+            stride,
+            &mut counts,
+            &mut matches,
+        )
+    };
+    Some((counts, matches))
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn gather_variant(
+    _k: &Kernels,
+    _fx: &TrieFixture,
+    _input: &[u8],
+    _starts: &[u32],
+    _stride: usize,
+) -> Option<(Vec<u32>, Vec<simdtok_kernels::TrieMatch>)> {
+    None
 }
