@@ -74,6 +74,27 @@ impl Block64 for NeonBlock {
     }
 
     #[inline(always)]
+    unsafe fn load_chunks(p: [*const u8; 4]) -> Self {
+        unsafe {
+            NeonBlock([
+                vld1q_u8(p[0]),
+                vld1q_u8(p[1]),
+                vld1q_u8(p[2]),
+                vld1q_u8(p[3]),
+            ])
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn store_chunks(self, p: [*mut u8; 4]) {
+        unsafe {
+            for (q, r) in p.into_iter().zip(self.0) {
+                vst1q_u8(q, r);
+            }
+        }
+    }
+
+    #[inline(always)]
     unsafe fn splat(b: u8) -> Self {
         unsafe { NeonBlock([vdupq_n_u8(b); 4]) }
     }
@@ -272,7 +293,7 @@ pub unsafe fn prune_map(table: &PruneTable, data: &[u8], out: &mut [u8]) {
     }
     // SAFETY: the table loads read 4 × 64 bytes of the 256-byte table; block loads/stores stay
     // inside `data`/`out` (same length) for `i < full`; the tail is read by `Tail` (inside `data`)
-    // and written to the last 64 bytes of `out` when it overlaps, else through a stack buffer.
+    // and written back by `Tail::store` over the same ranges of `out`.
     unsafe {
         let t = table.values.as_ptr();
         let q = [
@@ -286,17 +307,9 @@ pub unsafe fn prune_map(table: &PruneTable, data: &[u8], out: &mut [u8]) {
             let v = NeonBlock::load(data.as_ptr().add(64 * i));
             lookup256_block(&q, v).store(out.as_mut_ptr().add(64 * i));
         }
-        let rest = data.len() - 64 * full;
-        if rest > 0 {
+        if data.len() > 64 * full {
             let tail = Tail::<NeonBlock>::read(data, full);
-            let values = lookup256_block(&q, tail.block);
-            if tail.overlap > 0 {
-                values.store(out.as_mut_ptr().add(data.len() - 64));
-            } else {
-                let mut buf = [0u8; 64];
-                values.store(buf.as_mut_ptr());
-                out[64 * full..].copy_from_slice(&buf[..rest]);
-            }
+            tail.store(lookup256_block(&q, tail.block), out);
         }
     }
 }

@@ -29,6 +29,14 @@ pub(crate) trait Block64: Copy {
     /// # Safety
     /// `ptr..ptr + 64` must be writable.
     unsafe fn store(self, ptr: *mut u8);
+    /// Loads four 16-byte chunks, chunk `k` into bytes `16 k..16 k + 16`.
+    /// # Safety
+    /// Each `p[k]..p[k] + 16` must be readable.
+    unsafe fn load_chunks(p: [*const u8; 4]) -> Self;
+    /// Stores bytes `16 k..16 k + 16` to `p[k]`, in order `k = 0..4`.
+    /// # Safety
+    /// Each `p[k]..p[k] + 16` must be writable.
+    unsafe fn store_chunks(self, p: [*mut u8; 4]);
     /// Every byte equal to `b`.
     unsafe fn splat(b: u8) -> Self;
     /// A table for [`Block64::lookup16`].
@@ -74,53 +82,96 @@ pub(crate) const SHORT: usize = 16;
 
 /// How the bytes after the last full 64-byte block are read.
 ///
-/// Never a read outside `data`, whatever follows it in memory (the guard-page tests check this):
+/// Never a read outside `data`, whatever follows it in memory (the guard-page tests check this),
+/// and never through a stack buffer (storing pieces and reloading them as a wider vector stalls
+/// on store forwarding, which costs more than the whole kernel on short inputs):
 /// - an input of at least 64 bytes ends with one more 64-byte load that *overlaps* the last full
-///   block and ends exactly at the end of the input; the `overlap` low bits of its masks repeat
+///   block and ends exactly at the end of the input; the leading bits of its masks repeat
 ///   positions already handled and are discarded;
-/// - a shorter input is copied into a zeroed 64-byte stack buffer.
+/// - a shorter input (16..=63 bytes) is loaded as four 16-byte chunks at offsets
+///   `min(16 k, len - 16)`: chunk `k` holds positions `offset[k]..offset[k] + 16`, some of them
+///   twice, and masks are mapped back to positions chunk by chunk.
 pub(crate) struct Tail<B> {
     pub block: B,
-    /// How many leading bytes of `block` precede the tail (0 for the stack copy).
-    pub overlap: usize,
+    /// Where the block's bytes come from.
+    pub layout: TailLayout,
     /// The number of tail bytes (`1..64`; the caller handles an empty tail).
     pub len: usize,
 }
 
+/// The position map of a [`Tail`] block.
+#[derive(Clone, Copy)]
+pub(crate) enum TailLayout {
+    /// Byte `i` of the block is tail byte `i - overlap` (the first `overlap` are not tail bytes).
+    Overlap(usize),
+    /// Byte `16 k + j` of the block is tail byte `offsets[k] + j`.
+    Chunks([usize; 4]),
+}
+
 impl<B: Block64> Tail<B> {
-    /// The tail of `data` after its `full` complete blocks (`data.len() > 64 * full`).
+    /// The tail of `data` after its `full` complete blocks (`data.len() > 64 * full`, and
+    /// `data.len() >= 16`: shorter inputs take the scalar path).
     ///
     /// # Safety
     /// The CPU must support `B`'s ISA.
     #[inline(always)]
     pub unsafe fn read(data: &[u8], full: usize) -> Tail<B> {
         let len = data.len() - 64 * full;
-        debug_assert!((1..64).contains(&len));
+        debug_assert!((1..64).contains(&len) && data.len() >= SHORT);
+        let p = data.as_ptr();
         if data.len() >= 64 {
             // SAFETY: `data.len() - 64 .. data.len()` lies inside `data`.
-            let block = unsafe { B::load(data.as_ptr().add(data.len() - 64)) };
+            let block = unsafe { B::load(p.add(data.len() - 64)) };
             Tail {
                 block,
-                overlap: 64 - len,
+                layout: TailLayout::Overlap(64 - len),
                 len,
             }
         } else {
-            let mut buf = [0u8; 64];
-            buf[..len].copy_from_slice(&data[64 * full..]);
-            // SAFETY: `buf` is 64 readable bytes.
-            let block = unsafe { B::load(buf.as_ptr()) };
+            // `full == 0`, so the tail is all of `data`, and 16 <= len < 64.
+            let offsets = [0, 16, 32, 48].map(|o: usize| o.min(len - 16));
+            // SAFETY: each chunk `offset..offset + 16` ends at most at `len`.
+            let block = unsafe { B::load_chunks(offsets.map(|o| p.add(o))) };
             Tail {
                 block,
-                overlap: 0,
+                layout: TailLayout::Chunks(offsets),
                 len,
             }
         }
     }
 
-    /// A mask of `block` reduced to the tail's bytes, bit 0 = first tail byte.
+    /// A mask of `block` mapped to the tail's bytes, bit 0 = first tail byte.
     #[inline(always)]
     pub fn bits(&self, mask: u64) -> u64 {
-        (mask >> self.overlap) & low_bits(self.len)
+        match self.layout {
+            TailLayout::Overlap(skip) => (mask >> skip) & low_bits(self.len),
+            TailLayout::Chunks(offsets) => {
+                let mut m = 0;
+                for (k, o) in offsets.into_iter().enumerate() {
+                    m |= ((mask >> (16 * k)) & 0xFFFF) << o;
+                }
+                m
+            }
+        }
+    }
+
+    /// Stores a block computed from this tail's block (byte for byte) into `out`, the output of
+    /// the whole input (`out.len() == data.len()`): every tail byte gets its value, and bytes
+    /// written twice get the same value twice.
+    ///
+    /// # Safety
+    /// The CPU must support `B`'s ISA.
+    #[inline(always)]
+    pub unsafe fn store(&self, values: B, out: &mut [u8]) {
+        let p = out.as_mut_ptr();
+        // SAFETY: the stores cover exactly the ranges the loads of `read` covered, inside `out`
+        // as they were inside `data` of the same length.
+        unsafe {
+            match self.layout {
+                TailLayout::Overlap(_) => values.store(p.add(out.len() - 64)),
+                TailLayout::Chunks(offsets) => values.store_chunks(offsets.map(|o| p.add(o))),
+            }
+        }
     }
 }
 

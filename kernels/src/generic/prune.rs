@@ -73,19 +73,9 @@ pub(crate) unsafe fn map<B: Block64>(
             let v = B::load(data.as_ptr().add(64 * i));
             rows.lookup(v).store(out.as_mut_ptr().add(64 * i));
         }
-        let rest = data.len() - 64 * full;
-        if rest > 0 {
+        if data.len() > 64 * full {
             let t = Tail::<B>::read(data, full);
-            let values = rows.lookup(t.block);
-            if t.overlap > 0 {
-                // SAFETY: the last 64 bytes of `out` (as long as `data`, at least 64); the
-                // overlapping bytes get the values they already have.
-                values.store(out.as_mut_ptr().add(data.len() - 64));
-            } else {
-                let mut buf = [0u8; 64];
-                values.store(buf.as_mut_ptr());
-                out[64 * full..].copy_from_slice(&buf[..rest]);
-            }
+            t.store(rows.lookup(t.block), out);
         }
     }
 }

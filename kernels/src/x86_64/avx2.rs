@@ -57,6 +57,28 @@ impl Block64 for AvxBlock {
     }
 
     #[inline(always)]
+    unsafe fn load_chunks(p: [*const u8; 4]) -> Self {
+        unsafe {
+            let chunk = |q: *const u8| _mm_loadu_si128(q as *const __m128i);
+            AvxBlock([
+                _mm256_set_m128i(chunk(p[1]), chunk(p[0])),
+                _mm256_set_m128i(chunk(p[3]), chunk(p[2])),
+            ])
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn store_chunks(self, p: [*mut u8; 4]) {
+        unsafe {
+            let [a, b] = self.0;
+            _mm_storeu_si128(p[0] as *mut __m128i, _mm256_castsi256_si128(a));
+            _mm_storeu_si128(p[1] as *mut __m128i, _mm256_extracti128_si256::<1>(a));
+            _mm_storeu_si128(p[2] as *mut __m128i, _mm256_castsi256_si128(b));
+            _mm_storeu_si128(p[3] as *mut __m128i, _mm256_extracti128_si256::<1>(b));
+        }
+    }
+
+    #[inline(always)]
     unsafe fn splat(b: u8) -> Self {
         unsafe { AvxBlock([_mm256_set1_epi8(b as i8); 2]) }
     }

@@ -68,6 +68,20 @@ impl Block64 for SseBlock {
     }
 
     #[inline(always)]
+    unsafe fn load_chunks(p: [*const u8; 4]) -> Self {
+        unsafe { SseBlock(p.map(|q| _mm_loadu_si128(q as *const __m128i))) }
+    }
+
+    #[inline(always)]
+    unsafe fn store_chunks(self, p: [*mut u8; 4]) {
+        unsafe {
+            for (q, r) in p.into_iter().zip(self.0) {
+                _mm_storeu_si128(q as *mut __m128i, r);
+            }
+        }
+    }
+
+    #[inline(always)]
     unsafe fn splat(b: u8) -> Self {
         unsafe { SseBlock([_mm_set1_epi8(b as i8); 4]) }
     }
