@@ -2,7 +2,7 @@
 //! distinct non-zero row (see [`crate::spec::prune`]). The x86 tiers use this; NEON overrides it
 //! with `tbl` over four 64-byte quarters.
 
-use super::{Block64, SHORT, Tail};
+use super::{Block64, Tail};
 use crate::scalar::prune as scalar;
 use crate::spec::prune::PruneTable;
 
@@ -48,6 +48,10 @@ impl<B: Block64> Rows<B> {
     }
 }
 
+/// Below this many bytes, loading the row tables costs more than the scalar loop saves
+/// (`cargo bench --bench kernels -- prune_map_few_rows`: SIMD loses at 64 bytes, wins from 256).
+const PRUNE_SHORT: usize = 128;
+
 /// See [`crate::scalar::prune::map`]. The cost grows with the number of distinct rows, so a tier
 /// passes the most rows for which this beats one scalar lookup per byte; tables with more rows
 /// (and short inputs) take the scalar loop.
@@ -62,7 +66,7 @@ pub(crate) unsafe fn map<B: Block64>(
     max_rows: usize,
 ) {
     debug_assert_eq!(data.len(), out.len());
-    if data.len() < SHORT || table.n_rows > max_rows {
+    if data.len() < PRUNE_SHORT || table.n_rows > max_rows {
         return scalar::map(table, data, out);
     }
     unsafe {
