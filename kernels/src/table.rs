@@ -323,6 +323,14 @@ impl Kernels {
         scalar::trie::prefix_search(da, key, out)
     }
 
+    /// Calls `on_match(length, value)` for every key of `da` that is a prefix of `key`, shortest
+    /// first: [`Kernels::trie_prefix_search`] without a buffer, for callers that consume matches
+    /// as they come (a Viterbi lattice).
+    #[inline(always)]
+    pub fn trie_prefix_walk(&self, da: &DoubleArray, key: &[u8], on_match: impl FnMut(u32, u32)) {
+        scalar::trie::walk(da.units(), key, on_match)
+    }
+
     /// Prefix searches of `text` from each of `starts`. Each start keeps at most `stride` matches
     /// (`da.max_key_len()` is always enough; the count is exact anyway). The same on every tier
     /// (see [`Kernels::trie_prefix_search`]).

@@ -205,6 +205,17 @@ impl DoubleArray {
         self.units.len() * 4
     }
 
+    /// For each byte value, whether some key starts with it (a child of the root): the basis of
+    /// first-byte pruning and of fast paths that skip bytes no key can match.
+    pub fn first_bytes(&self) -> [bool; 256] {
+        let base = unit::offset(self.units[0]) as usize;
+        std::array::from_fn(|c| {
+            self.units
+                .get(base ^ c)
+                .is_some_and(|&u| c != 0 && unit::label(u) == c as u32)
+        })
+    }
+
     /// The value of exactly `key`, if it is in the trie.
     pub fn exact_match(&self, key: &[u8]) -> Option<u32> {
         let (node, base) = self.node_at_end(key)?;
