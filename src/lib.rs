@@ -1,6 +1,23 @@
 //! simdtok: exact subword tokenization (SentencePiece, WordPiece, byte-level BPE), fast on x86 and
 //! ARM through the SIMD kernels of [`kernels`].
+//!
+//! ```no_run
+//! let tok = simdtok::Tokenizer::from_file("model.model")?;
+//! let ids = tok.encode("Hello world");
+//! assert_eq!(tok.decode(&ids)?, "Hello world");
+//! # Ok::<(), simdtok::Error>(())
+//! ```
 
 pub mod cpu_report;
+pub mod encoding;
+pub mod error;
+pub mod load;
+pub mod models;
+pub mod normalize;
+pub mod pipeline;
+pub mod tokenizer;
 
+pub use encoding::Encoding;
+pub use error::{Error, Result};
 pub use simdtok_kernels as kernels;
+pub use tokenizer::{ModelKind, Tokenizer};

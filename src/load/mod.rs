@@ -1,0 +1,3 @@
+//! Model files, one module per format; each yields the parts a tokenizer is built from.
+
+pub mod spm_proto;

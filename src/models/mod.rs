@@ -1,0 +1,5 @@
+//! Segmentation algorithms over a vocabulary, independent of the file a model came from.
+
+pub mod spm_bpe;
+pub mod unigram;
+pub mod vocab;

@@ -1,0 +1,3 @@
+//! Normalizers: the text transformations a model applies before segmenting.
+
+pub mod spm;

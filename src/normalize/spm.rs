@@ -1,0 +1,276 @@
+//! SentencePiece normalization, exactly as `normalizer.cc` does it: user-defined symbols kept
+//! verbatim, the model's precompiled character map (longest match in a double-array trie, whose
+//! values point into a blob of NUL-terminated replacements), malformed UTF-8 to U+FFFD byte by
+//! byte, then the whitespace rules (leading, repeated and trailing spaces removed, spaces escaped
+//! to U+2581, the dummy prefix, or a suffix under `treat_whitespace_as_suffix`).
+//!
+//! Alongside the normalized bytes it keeps `norm_to_orig`: for every normalized byte, the offset
+//! in the input of the character it came from, plus one final entry for the end, so that pieces
+//! of the normalized text map back to spans of the input.
+
+use simdtok_kernels::{ByteSet, DoubleArray, Kernels, TrieMatch};
+
+use crate::load::spm_proto::SpmNormalizerSpec;
+
+/// U+2581 LOWER ONE EIGHTH BLOCK, SentencePiece's escaped space.
+pub const SPACE_SYMBOL: &[u8] = "\u{2581}".as_bytes();
+
+/// The length of the UTF-8 sequence a lead byte announces, as SentencePiece's `OneCharLen`
+/// computes it from the high nibble alone (continuation and invalid bytes count as 1).
+#[inline]
+pub fn one_char_len(lead: u8) -> usize {
+    const LEN: [u8; 16] = [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 3, 4];
+    LEN[(lead >> 4) as usize] as usize
+}
+
+/// The length of the valid UTF-8 character at the start of `s`, or `None` when it is malformed
+/// (SentencePiece's `DecodeUTF8`: no overlong forms, no surrogates, nothing above U+10FFFF).
+pub fn valid_char_len(s: &[u8]) -> Option<usize> {
+    let b0 = *s.first()?;
+    let trail = |i: usize| s.get(i).is_some_and(|&b| (b as i8) < -0x40);
+    let valid = |c: u32| c < 0xD800 || (0xE000..=0x10FFFF).contains(&c);
+    if b0 < 0x80 {
+        return Some(1);
+    }
+    let (len, min, init) = match b0 {
+        _ if b0 & 0xE0 == 0xC0 => (2, 0x80, (b0 & 0x1F) as u32),
+        _ if b0 & 0xF0 == 0xE0 => (3, 0x800, (b0 & 0x0F) as u32),
+        _ if b0 & 0xF8 == 0xF0 => (4, 0x10000, (b0 & 0x07) as u32),
+        _ => return None,
+    };
+    if s.len() < len || !(1..len).all(trail) {
+        return None;
+    }
+    let c = s[1..len]
+        .iter()
+        .fold(init, |c, &b| (c << 6) | (b & 0x3F) as u32);
+    (c >= min && valid(c)).then_some(len)
+}
+
+/// The reference looks at only this many matches of one charsmap lookup
+/// (`kMaxTrieResultsSize`) and of one user-symbol lookup (`PrefixMatcher`'s `kResultSize`).
+const RULE_RESULTS: usize = 32;
+const USER_RESULTS: usize = 64;
+
+/// The longest of the first `cap` keys of `trie` that prefix `input` (length 0: none).
+fn longest_match(kernels: &Kernels, trie: &DoubleArray, input: &[u8], cap: usize) -> TrieMatch {
+    let mut longest = TrieMatch::default();
+    let mut seen = 0;
+    kernels.trie_prefix_walk(trie, input, |len, value| {
+        if seen < cap {
+            longest = TrieMatch { len, value };
+        }
+        seen += 1;
+    });
+    longest
+}
+
+/// The precompiled character map: `<u32 trie size><double array><NUL-terminated replacements>`.
+#[derive(Debug)]
+struct CharsMap {
+    trie: DoubleArray,
+    replacements: Vec<u8>,
+}
+
+impl CharsMap {
+    fn parse(blob: &[u8]) -> Result<CharsMap, String> {
+        if blob.len() <= 4 {
+            return Err("the precompiled charsmap is truncated".into());
+        }
+        let trie_size = u32::from_le_bytes([blob[0], blob[1], blob[2], blob[3]]) as usize;
+        let rest = &blob[4..];
+        if trie_size >= blob.len() || trie_size > rest.len() {
+            return Err("the charsmap's trie is larger than the charsmap".into());
+        }
+        let trie = DoubleArray::from_bytes(&rest[..trie_size])
+            .map_err(|e| format!("the charsmap's trie: {e}"))?;
+        Ok(CharsMap {
+            trie,
+            replacements: rest[trie_size..].to_vec(),
+        })
+    }
+
+    /// The replacement at `offset`: up to the next NUL (or the end of the blob). `None` for an
+    /// offset outside the blob, which the reference treats as no rule.
+    fn replacement(&self, offset: u32) -> Option<&[u8]> {
+        let tail = self
+            .replacements
+            .get(offset as usize..)
+            .filter(|t| !t.is_empty())?;
+        Some(&tail[..tail.iter().position(|&b| b == 0).unwrap_or(tail.len())])
+    }
+}
+
+/// A SentencePiece normalizer built from a model's `NormalizerSpec`.
+#[derive(Debug)]
+pub struct SpmNormalizer {
+    charsmap: Option<CharsMap>,
+    /// The model's user-defined symbols, matched (longest first) before any rule and kept as is.
+    user_symbols: Option<DoubleArray>,
+    add_dummy_prefix: bool,
+    remove_extra_whitespaces: bool,
+    escape_whitespaces: bool,
+    treat_whitespace_as_suffix: bool,
+    /// ASCII bytes other than space that no rule and no user symbol can start with: each one
+    /// normalizes to itself, so runs of them are copied without trie lookups.
+    verbatim: ByteSet,
+    kernels: &'static Kernels,
+}
+
+impl SpmNormalizer {
+    /// Builds the normalizer; `user_symbols` are the model's user-defined pieces.
+    pub fn new(
+        spec: &SpmNormalizerSpec,
+        treat_whitespace_as_suffix: bool,
+        user_symbols: &[&str],
+        kernels: &'static Kernels,
+    ) -> Result<SpmNormalizer, String> {
+        let charsmap = if spec.precompiled_charsmap.is_empty() {
+            None
+        } else {
+            Some(CharsMap::parse(&spec.precompiled_charsmap)?)
+        };
+        let user_symbols = if user_symbols.is_empty() {
+            None
+        } else {
+            let entries: Vec<(&[u8], u32)> =
+                user_symbols.iter().map(|s| (s.as_bytes(), 0)).collect();
+            Some(DoubleArray::build(&entries).map_err(|e| format!("user-defined symbols: {e}"))?)
+        };
+        let rule_starts = charsmap.as_ref().map(|m| m.trie.first_bytes());
+        let user_starts = user_symbols.as_ref().map(|t| t.first_bytes());
+        let verbatim = ByteSet::from_fn(|b| {
+            b.is_ascii()
+                && b != b' '
+                && !rule_starts.is_some_and(|s| s[b as usize])
+                && !user_starts.is_some_and(|s| s[b as usize])
+        });
+        Ok(SpmNormalizer {
+            charsmap,
+            user_symbols,
+            add_dummy_prefix: spec.add_dummy_prefix,
+            remove_extra_whitespaces: spec.remove_extra_whitespaces,
+            escape_whitespaces: spec.escape_whitespaces,
+            treat_whitespace_as_suffix,
+            verbatim,
+            kernels,
+        })
+    }
+
+    /// The normalized form of the character(s) at the start of `input` (non-empty) and how many
+    /// input bytes they take (`NormalizePrefix`).
+    fn normalize_prefix<'a>(&'a self, input: &'a [u8]) -> (&'a [u8], usize) {
+        if let Some(user) = &self.user_symbols {
+            let longest = longest_match(self.kernels, user, input, USER_RESULTS).len as usize;
+            if longest > 0 {
+                return (&input[..longest], longest);
+            }
+        }
+        if let Some(map) = &self.charsmap {
+            let longest = longest_match(self.kernels, &map.trie, input, RULE_RESULTS);
+            if longest.len > 0 {
+                // An offset past the blob would be a malformed model; treat the rule as absent.
+                if let Some(r) = map.replacement(longest.value) {
+                    return (r, longest.len as usize);
+                }
+            }
+        }
+        match valid_char_len(input) {
+            Some(n) => (&input[..n], n),
+            None => ("\u{FFFD}".as_bytes(), 1),
+        }
+    }
+
+    /// Normalizes `input` into `out` (cleared first) and fills `norm_to_orig` with
+    /// `out.len() + 1` input offsets (both empty for an input that normalizes to nothing).
+    pub fn normalize(&self, input: &[u8], out: &mut Vec<u8>, norm_to_orig: &mut Vec<u32>) {
+        out.clear();
+        norm_to_orig.clear();
+        let mut rest = input;
+        let mut consumed = 0usize;
+        if self.remove_extra_whitespaces {
+            while !rest.is_empty() {
+                let (s, n) = self.normalize_prefix(rest);
+                if s != b" " {
+                    break;
+                }
+                rest = &rest[n..];
+                consumed += n;
+            }
+        }
+        if rest.is_empty() {
+            return;
+        }
+        out.reserve(rest.len() * 3);
+        norm_to_orig.reserve(rest.len() * 3);
+        if !self.treat_whitespace_as_suffix && self.add_dummy_prefix {
+            self.push_space(out, norm_to_orig, consumed);
+        }
+        let mut is_prev_space = self.remove_extra_whitespaces;
+        while !rest.is_empty() {
+            // Fast path: a run of ASCII bytes that normalize to themselves, one character each.
+            let run = self
+                .kernels
+                .find_not_in(&self.verbatim, rest, 0)
+                .unwrap_or(rest.len());
+            if run > 0 {
+                out.extend_from_slice(&rest[..run]);
+                norm_to_orig.extend((consumed..consumed + run).map(|o| o as u32));
+                is_prev_space = false;
+                consumed += run;
+                rest = &rest[run..];
+                continue;
+            }
+            let (mut s, n) = self.normalize_prefix(rest);
+            if is_prev_space {
+                while let [b' ', tail @ ..] = s {
+                    s = tail;
+                }
+            }
+            if !s.is_empty() {
+                for &b in s {
+                    if self.escape_whitespaces && b == b' ' {
+                        out.extend_from_slice(SPACE_SYMBOL);
+                        norm_to_orig.extend([consumed as u32; 3]);
+                    } else {
+                        out.push(b);
+                        norm_to_orig.push(consumed as u32);
+                    }
+                }
+                is_prev_space = s.last() == Some(&b' ');
+            }
+            consumed += n;
+            rest = &rest[n..];
+            if !self.remove_extra_whitespaces {
+                is_prev_space = false;
+            }
+        }
+        if self.remove_extra_whitespaces {
+            let space: &[u8] = if self.escape_whitespaces {
+                SPACE_SYMBOL
+            } else {
+                b" "
+            };
+            while out.ends_with(space) {
+                let len = out.len() - space.len();
+                consumed = norm_to_orig[len] as usize;
+                out.truncate(len);
+                norm_to_orig.truncate(len);
+            }
+        }
+        if self.treat_whitespace_as_suffix && self.add_dummy_prefix {
+            self.push_space(out, norm_to_orig, consumed);
+        }
+        norm_to_orig.push(consumed as u32);
+    }
+
+    fn push_space(&self, out: &mut Vec<u8>, norm_to_orig: &mut Vec<u32>, consumed: usize) {
+        if self.escape_whitespaces {
+            out.extend_from_slice(SPACE_SYMBOL);
+            norm_to_orig.extend([consumed as u32; 3]);
+        } else {
+            out.push(b' ');
+            norm_to_orig.push(consumed as u32);
+        }
+    }
+}

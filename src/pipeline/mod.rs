@@ -1,0 +1,3 @@
+//! Pipelines: normalizer + model + post-processing, one per tokenizer family.
+
+pub mod spm;

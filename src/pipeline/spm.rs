@@ -1,0 +1,270 @@
+//! The SentencePiece pipeline: normalize, segment (unigram or BPE), then turn segments into
+//! tokens the way `SentencePieceProcessor::PopulateSentencePieceText` does — unknown pieces
+//! either decomposed into byte pieces (byte fallback) or merged with the unknown pieces next to
+//! them — with byte offsets into the original text. And decoding, as
+//! `SentencePieceProcessor::Decode` does it.
+
+use std::cell::RefCell;
+
+use simdtok_kernels::Kernels;
+
+use crate::encoding::Encoding;
+use crate::load::spm_proto::{PieceKind, SpmAlgorithm, SpmModelFile, byte_of_piece};
+use crate::models::spm_bpe::{BpeScratch, SpmBpe};
+use crate::models::unigram::{Segment, Unigram, UnigramScratch};
+use crate::models::vocab::Vocab;
+use crate::normalize::spm::{SPACE_SYMBOL, SpmNormalizer, valid_char_len};
+
+#[derive(Debug)]
+enum Segmenter {
+    Unigram(Box<Unigram>),
+    Bpe(SpmBpe),
+}
+
+/// A SentencePiece tokenizer: the normalizer, the model and the vocabulary of one `.model`.
+#[derive(Debug)]
+pub struct SentencePiece {
+    vocab: Vocab,
+    normalizer: SpmNormalizer,
+    denormalizer: Option<SpmNormalizer>,
+    segmenter: Segmenter,
+    byte_fallback: bool,
+    add_dummy_prefix: bool,
+    remove_extra_whitespaces: bool,
+    unk_surface: String,
+    kernels: &'static Kernels,
+}
+
+/// Per-thread buffers, so that encoding allocates nothing per call once warm.
+#[derive(Default)]
+struct Scratch {
+    normalized: Vec<u8>,
+    norm_to_orig: Vec<u32>,
+    segments: Vec<Segment>,
+    unigram: UnigramScratch,
+    bpe: BpeScratch,
+}
+
+thread_local! {
+    static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
+}
+
+impl SentencePiece {
+    /// Builds the tokenizer of a parsed model file with the given kernels.
+    pub fn new(model: SpmModelFile, kernels: &'static Kernels) -> Result<SentencePiece, String> {
+        let vocab = Vocab::new(model.pieces, model.unk_id, kernels);
+        let user_symbols: Vec<&str> = vocab
+            .pieces()
+            .iter()
+            .filter(|p| p.kind == PieceKind::UserDefined)
+            .map(|p| p.text.as_str())
+            .collect();
+        let normalizer = SpmNormalizer::new(
+            &model.normalizer,
+            model.treat_whitespace_as_suffix,
+            &user_symbols,
+            kernels,
+        )?;
+        let denormalizer = model
+            .denormalizer
+            .as_ref()
+            .map(|d| SpmNormalizer::new(d, false, &[], kernels))
+            .transpose()?;
+        let segmenter = match model.algorithm {
+            SpmAlgorithm::Bpe => Segmenter::Bpe(SpmBpe::new(&user_symbols, kernels)?),
+            SpmAlgorithm::Unigram => Segmenter::Unigram(Box::new(Unigram::new(&vocab, kernels)?)),
+        };
+        Ok(SentencePiece {
+            vocab,
+            normalizer,
+            denormalizer,
+            segmenter,
+            byte_fallback: model.byte_fallback,
+            add_dummy_prefix: model.normalizer.add_dummy_prefix,
+            remove_extra_whitespaces: model.normalizer.remove_extra_whitespaces,
+            unk_surface: model.unk_surface,
+            kernels,
+        })
+    }
+
+    /// The vocabulary.
+    pub fn vocab(&self) -> &Vocab {
+        &self.vocab
+    }
+
+    /// The kernels this tokenizer was built with.
+    pub fn kernels(&self) -> &'static Kernels {
+        self.kernels
+    }
+
+    /// Bytes of memory the model's tries take (pieces and character map).
+    pub fn trie_bytes(&self) -> usize {
+        match &self.segmenter {
+            Segmenter::Unigram(u) => u.trie_bytes(),
+            Segmenter::Bpe(_) => 0,
+        }
+    }
+
+    /// Encodes `text` into `out` (cleared first). Pieces are filled only when `pieces` is set.
+    pub fn encode_into(&self, text: &str, out: &mut Encoding, pieces: bool) {
+        out.clear();
+        SCRATCH.with(|s| {
+            let s = &mut *s.borrow_mut();
+            self.normalizer
+                .normalize(text.as_bytes(), &mut s.normalized, &mut s.norm_to_orig);
+            match &self.segmenter {
+                Segmenter::Unigram(u) => u.encode(&s.normalized, &mut s.unigram, &mut s.segments),
+                Segmenter::Bpe(b) => {
+                    b.encode(&self.vocab, &s.normalized, &mut s.bpe, &mut s.segments)
+                }
+            }
+            self.tokens(&s.normalized, &s.norm_to_orig, &s.segments, out, pieces);
+        });
+    }
+
+    /// Segments → tokens (`PopulateSentencePieceText`).
+    fn tokens(
+        &self,
+        normalized: &[u8],
+        norm_to_orig: &[u32],
+        segments: &[Segment],
+        out: &mut Encoding,
+        pieces: bool,
+    ) {
+        let mut prev_unk = false;
+        for seg in segments {
+            let kind = self.vocab.kind(seg.id);
+            let w = &normalized[seg.start as usize..seg.end as usize];
+            let is_unk = kind == PieceKind::Unknown;
+            if kind == PieceKind::Control {
+                // No surface: begin == end.
+                let at = norm_to_orig[seg.start as usize];
+                out.push(seg.id, (at, at), pieces.then(|| lossy(w)));
+            } else {
+                let (begin, end) = (
+                    norm_to_orig[seg.start as usize],
+                    norm_to_orig[seg.end as usize],
+                );
+                if is_unk && self.byte_fallback {
+                    // One byte piece per byte; the last one carries the character's span.
+                    for (i, &b) in w.iter().enumerate() {
+                        let id = self
+                            .vocab
+                            .byte_id(b)
+                            .expect("byte-fallback models have all byte pieces");
+                        let span = if i + 1 == w.len() {
+                            (begin, end)
+                        } else {
+                            (begin, begin)
+                        };
+                        out.push(id, span, pieces.then(|| self.vocab.piece(id).text.clone()));
+                    }
+                } else if is_unk && prev_unk {
+                    // Runs of unknown pieces become one unknown piece.
+                    out.extend_last(end, pieces.then_some(w));
+                } else {
+                    out.push(seg.id, (begin, end), pieces.then(|| lossy(w)));
+                }
+            }
+            prev_unk = is_unk;
+        }
+    }
+
+    /// Decodes ids into text as `sentencepiece`'s `decode` does (`DecodeOptimized`): byte pieces
+    /// are gathered and turned into characters (a byte that starts no valid character becomes
+    /// U+FFFD), control pieces vanish, the unknown piece becomes the unknown surface, U+2581
+    /// becomes a space, and the leading space the dummy prefix added is dropped. Fails on an id
+    /// out of range.
+    pub fn decode(&self, ids: &[u32]) -> Result<String, u32> {
+        let mut text: Vec<u8> = Vec::new();
+        let mut byte_run: Vec<u8> = Vec::new();
+        let mut is_bos_ws = true;
+        let strip_leading = self.add_dummy_prefix || self.remove_extra_whitespaces;
+        for &id in ids {
+            if id as usize >= self.vocab.len() {
+                return Err(id);
+            }
+            let piece = self.vocab.piece(id);
+            if piece.kind == PieceKind::Byte {
+                byte_run.push(byte_of_piece(&piece.text).expect("validated byte piece"));
+                continue;
+            }
+            flush_bytes(&mut byte_run, &mut text);
+            if !text.is_empty() {
+                is_bos_ws = false;
+            }
+            if piece.kind == PieceKind::Control {
+                continue;
+            }
+            let mut p = piece.text.as_bytes();
+            let mut has_bos_ws = false;
+            if is_bos_ws && strip_leading {
+                if let Some(rest) = p.strip_prefix(SPACE_SYMBOL) {
+                    p = rest;
+                    has_bos_ws = true;
+                }
+                // With extra whitespace removed, every leading space goes, not just the first.
+                if self.remove_extra_whitespaces {
+                    has_bos_ws = false;
+                }
+            }
+            if piece.kind == PieceKind::Unknown {
+                text.extend_from_slice(self.unk_surface.as_bytes());
+            } else {
+                text.extend_from_slice(&replace_space_symbol(p));
+            }
+            if has_bos_ws || !text.is_empty() {
+                is_bos_ws = false;
+            }
+        }
+        flush_bytes(&mut byte_run, &mut text);
+        let text = if let Some(d) = &self.denormalizer {
+            let (mut out, mut map) = (Vec::new(), Vec::new());
+            d.normalize(&text, &mut out, &mut map);
+            out
+        } else {
+            text
+        };
+        Ok(String::from_utf8_lossy(&text).into_owned())
+    }
+}
+
+/// A piece's bytes as a string (normalized text is UTF-8; lossy only for malformed models).
+fn lossy(w: &[u8]) -> String {
+    String::from_utf8_lossy(w).into_owned()
+}
+
+/// U+2581 → space.
+fn replace_space_symbol(p: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(p.len());
+    let mut i = 0;
+    while i < p.len() {
+        if p[i..].starts_with(SPACE_SYMBOL) {
+            out.push(b' ');
+            i += SPACE_SYMBOL.len();
+        } else {
+            out.push(p[i]);
+            i += 1;
+        }
+    }
+    out
+}
+
+/// Appends a run of byte pieces as text: each valid UTF-8 character as is, each byte that does
+/// not start one as U+FFFD.
+fn flush_bytes(run: &mut Vec<u8>, text: &mut Vec<u8>) {
+    let mut at = 0;
+    while at < run.len() {
+        match valid_char_len(&run[at..]) {
+            Some(n) => {
+                text.extend_from_slice(&run[at..at + n]);
+                at += n;
+            }
+            None => {
+                text.extend_from_slice("\u{FFFD}".as_bytes());
+                at += 1;
+            }
+        }
+    }
+    run.clear();
+}

@@ -1,0 +1,174 @@
+//! [`Tokenizer`]: a model loaded from the file users already have, with the SIMD kernels of one
+//! tier chosen when it is built.
+
+use std::path::Path;
+
+use simdtok_kernels::{Kernels, TierRequest};
+
+use crate::encoding::Encoding;
+use crate::error::{Error, Result};
+use crate::load::spm_proto;
+use crate::pipeline::spm::SentencePiece;
+
+/// The kind of a model file, detected from its content (and name).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ModelKind {
+    /// SentencePiece `.model` (protobuf).
+    SentencePiece,
+    /// Hugging Face `tokenizer.json`.
+    TokenizerJson,
+    /// tiktoken rank file (`base64 rank` lines).
+    Tiktoken,
+    /// BERT `vocab.txt` (one token per line).
+    VocabTxt,
+}
+
+impl ModelKind {
+    /// Detects the kind from the first bytes of the file and its name.
+    pub fn detect(path: &Path, bytes: &[u8]) -> ModelKind {
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        let head = &bytes[..bytes.len().min(4096)];
+        let text = std::str::from_utf8(head).ok();
+        let first_line = text.and_then(|t| t.lines().next()).unwrap_or("");
+        if name.ends_with(".model") {
+            ModelKind::SentencePiece
+        } else if head.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{') {
+            ModelKind::TokenizerJson
+        } else if name.ends_with(".tiktoken") || is_tiktoken_line(first_line) {
+            ModelKind::Tiktoken
+        } else if text.is_some()
+            && !first_line.is_empty()
+            && !first_line.contains(char::is_whitespace)
+        {
+            ModelKind::VocabTxt
+        } else {
+            ModelKind::SentencePiece
+        }
+    }
+
+    /// A name for messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            ModelKind::SentencePiece => "SentencePiece",
+            ModelKind::TokenizerJson => "tokenizer.json",
+            ModelKind::Tiktoken => "tiktoken",
+            ModelKind::VocabTxt => "vocab.txt",
+        }
+    }
+}
+
+fn is_tiktoken_line(line: &str) -> bool {
+    let mut parts = line.split(' ');
+    let (Some(token), Some(rank), None) = (parts.next(), parts.next(), parts.next()) else {
+        return false;
+    };
+    !token.is_empty()
+        && token
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'+' || b == b'/' || b == b'=')
+        && rank.parse::<u64>().is_ok()
+}
+
+#[derive(Debug)]
+enum Inner {
+    SentencePiece(Box<SentencePiece>),
+}
+
+/// A loaded tokenizer.
+#[derive(Debug)]
+pub struct Tokenizer {
+    inner: Inner,
+}
+
+impl Tokenizer {
+    /// Loads a model with the active tier (`SIMDTOK_TIER`, else the best the CPU supports).
+    pub fn from_file(path: impl AsRef<Path>) -> Result<Tokenizer> {
+        Tokenizer::from_file_with(path, Kernels::active()?)
+    }
+
+    /// Loads a model with the tier a caller asked for (`--tier`).
+    pub fn from_file_with_tier(path: impl AsRef<Path>, tier: TierRequest) -> Result<Tokenizer> {
+        Tokenizer::from_file_with(path, Kernels::request(tier)?)
+    }
+
+    /// Loads a model with the given kernels.
+    pub fn from_file_with(path: impl AsRef<Path>, kernels: &'static Kernels) -> Result<Tokenizer> {
+        let path = path.as_ref();
+        let shown = path.display().to_string();
+        let bytes = std::fs::read(path).map_err(|source| Error::Io {
+            path: shown.clone(),
+            source,
+        })?;
+        match ModelKind::detect(path, &bytes) {
+            ModelKind::SentencePiece => {
+                let model = spm_proto::parse(&bytes).map_err(|reason| Error::Model {
+                    path: shown.clone(),
+                    reason,
+                })?;
+                let spm = SentencePiece::new(model, kernels).map_err(|reason| Error::Model {
+                    path: shown,
+                    reason,
+                })?;
+                Ok(Tokenizer {
+                    inner: Inner::SentencePiece(Box::new(spm)),
+                })
+            }
+            other => Err(Error::Unsupported {
+                path: shown,
+                kind: other.name(),
+            }),
+        }
+    }
+
+    /// The token ids of `text`.
+    pub fn encode(&self, text: &str) -> Vec<u32> {
+        let mut out = Encoding::default();
+        self.encode_into(text, &mut out, false);
+        out.ids
+    }
+
+    /// Ids, offsets and token strings of `text`.
+    pub fn encode_full(&self, text: &str) -> Encoding {
+        let mut out = Encoding::default();
+        self.encode_into(text, &mut out, true);
+        out
+    }
+
+    /// Encodes into a reused [`Encoding`] (cleared first); token strings only when `pieces`.
+    pub fn encode_into(&self, text: &str, out: &mut Encoding, pieces: bool) {
+        match &self.inner {
+            Inner::SentencePiece(s) => s.encode_into(text, out, pieces),
+        }
+    }
+
+    /// The text of `ids`, as the reference library decodes it.
+    pub fn decode(&self, ids: &[u32]) -> Result<String> {
+        match &self.inner {
+            Inner::SentencePiece(s) => s.decode(ids).map_err(|id| Error::IdOutOfRange {
+                id,
+                size: s.vocab().len(),
+            }),
+        }
+    }
+
+    /// The number of ids.
+    pub fn vocab_size(&self) -> usize {
+        match &self.inner {
+            Inner::SentencePiece(s) => s.vocab().len(),
+        }
+    }
+
+    /// The string of a vocabulary entry.
+    pub fn id_to_piece(&self, id: u32) -> Option<&str> {
+        match &self.inner {
+            Inner::SentencePiece(s) => s.vocab().pieces().get(id as usize).map(|p| p.text.as_str()),
+        }
+    }
+
+    /// The kernels (hence the tier) this tokenizer uses.
+    pub fn kernels(&self) -> &'static Kernels {
+        match &self.inner {
+            Inner::SentencePiece(s) => s.kernels(),
+        }
+    }
+}
