@@ -1,10 +1,15 @@
 //! The `simdtok` command line (see `docs/cli.md` for the contract).
 
+mod cli;
+
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use simdtok::cpu_report::CpuReport;
-use simdtok::kernels::{Kernels, TierRequest};
+use simdtok::kernels::TierRequest;
+
+use cli::count::CountArgs;
+use cli::decode::DecodeArgs;
+use cli::encode::EncodeArgs;
 
 #[derive(Parser)]
 #[command(
@@ -19,6 +24,12 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Encode texts into token ids (or token strings, offsets, binary arrays).
+    Encode(EncodeArgs),
+    /// Decode lines of ids back into texts.
+    Decode(DecodeArgs),
+    /// Count the tokens of each text (the total goes to stderr).
+    Count(CountArgs),
     /// Architecture, CPU features, compiled and supported tiers, the active tier and why.
     Cpu {
         /// Print one JSON object instead of text.
@@ -30,28 +41,22 @@ enum Command {
     },
 }
 
-/// Exit statuses of the contract: 1 for bad input or a runtime error, 2 for a usage error.
-const USAGE: u8 = 2;
-
 fn main() -> ExitCode {
+    // Usage errors exit with status 2 (clap's own convention, and the contract's).
     let cli = Cli::parse();
-    match cli.command {
-        Command::Cpu { json, tier } => {
-            if let Some(request) = tier
-                && let Err(e) = Kernels::force(request)
-            {
-                eprintln!("simdtok: --tier: {e}");
-                return ExitCode::from(USAGE);
+    let result = match cli.command {
+        Command::Encode(args) => cli::encode::run(args),
+        Command::Decode(args) => cli::decode::run(args),
+        Command::Count(args) => cli::count::run(args),
+        Command::Cpu { json, tier } => cli::cpu::run(json, tier),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(failure) => {
+            if let Some(message) = failure.message {
+                eprintln!("simdtok: {message}");
             }
-            match CpuReport::gather() {
-                Ok(report) if json => println!("{}", report.to_json()),
-                Ok(report) => print!("{}", report.to_text()),
-                Err(e) => {
-                    eprintln!("simdtok: {e}");
-                    return ExitCode::from(USAGE);
-                }
-            }
+            ExitCode::from(failure.status)
         }
     }
-    ExitCode::SUCCESS
 }

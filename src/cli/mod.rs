@@ -1,0 +1,70 @@
+//! The commands of the `simdtok` binary, one module per job (see `docs/cli.md` for the contract).
+//!
+//! These modules belong to the binary, not to the library: they turn command-line options into
+//! calls of the library's API and its results into files, and report failures with the exit
+//! statuses of the contract.
+
+pub mod args;
+pub mod count;
+pub mod cpu;
+pub mod decode;
+pub mod driver;
+pub mod encode;
+pub mod format;
+pub mod input;
+pub mod model;
+pub mod npy;
+pub mod output;
+pub mod progress;
+
+use std::fmt::Display;
+
+/// Exit status for bad input or a runtime error.
+pub const FAILURE: u8 = 1;
+/// Exit status for a usage error (as clap's own).
+pub const USAGE: u8 = 2;
+
+/// Why a command stopped: the exit status and the message for stderr (none when the command ends
+/// quietly, e.g. because the reader of stdout went away).
+#[derive(Debug)]
+pub struct Failure {
+    /// The exit status.
+    pub status: u8,
+    /// What to print after `simdtok: `; `None` to print nothing.
+    pub message: Option<String>,
+}
+
+impl Failure {
+    /// Bad input or a runtime error (exit status 1).
+    pub fn runtime(message: impl Display) -> Failure {
+        Failure {
+            status: FAILURE,
+            message: Some(message.to_string()),
+        }
+    }
+
+    /// A usage error (exit status 2).
+    pub fn usage(message: impl Display) -> Failure {
+        Failure {
+            status: USAGE,
+            message: Some(message.to_string()),
+        }
+    }
+
+    /// The reader of stdout closed it (`simdtok encode ... | head`): nothing more is wanted, so
+    /// the command ends quietly and successfully, as `head`'s users expect.
+    pub fn stdout_closed() -> Failure {
+        Failure {
+            status: 0,
+            message: None,
+        }
+    }
+
+    /// The same failure, its message prefixed with `file:line: `.
+    pub fn at(name: &str, line: u64, cause: impl Display) -> Failure {
+        Failure::runtime(format!("{name}:{line}: {cause}"))
+    }
+}
+
+/// The result of a command.
+pub type CliResult<T = ()> = Result<T, Failure>;

@@ -1,0 +1,86 @@
+//! Loads the tokenizer for `--model`/`--tier`, after checking that the encoding options make sense
+//! for the kind of model: an option this version cannot honour is refused loudly.
+
+use std::fs::File;
+use std::io::Read;
+use std::path::Path;
+
+use simdtok::{Error, ModelKind, Tokenizer};
+
+use super::args::{EncodeOptions, ModelArgs, Pattern};
+use super::{CliResult, Failure};
+
+/// The tokenizer of `args`, for encoding with `options` (`None` for commands that only decode).
+pub fn load(args: &ModelArgs, options: Option<&EncodeOptions>) -> CliResult<Tokenizer> {
+    if let Some(options) = options {
+        check_options(&args.model, detect(&args.model)?, options)?;
+    }
+    let loaded = match args.tier {
+        Some(tier) => Tokenizer::from_file_with_tier(&args.model, tier),
+        None => Tokenizer::from_file(&args.model),
+    };
+    loaded.map_err(|e| match e {
+        // A tier this machine cannot run (from --tier or SIMDTOK_TIER) is a usage error, as in
+        // `simdtok cpu`.
+        Error::Tier(e) if args.tier.is_some() => Failure::usage(format!("--tier: {e}")),
+        Error::Tier(e) => Failure::usage(e),
+        other => Failure::runtime(other),
+    })
+}
+
+/// The kind of the model file, detected as the library does (its first 4 KiB and its name).
+fn detect(path: &Path) -> CliResult<ModelKind> {
+    let io = |e: std::io::Error| Failure::runtime(format!("{}: {e}", path.display()));
+    let mut head = Vec::with_capacity(4096);
+    File::open(path)
+        .map_err(io)?
+        .take(4096)
+        .read_to_end(&mut head)
+        .map_err(io)?;
+    Ok(ModelKind::detect(path, &head))
+}
+
+/// Refuses options that do not apply to `kind`, or that would change the result in a way this
+/// version cannot produce yet.
+fn check_options(path: &Path, kind: ModelKind, options: &EncodeOptions) -> CliResult {
+    let model = format!("{} is a {} model", path.display(), kind.name());
+    if options.add_special_tokens {
+        // The library has no way to add special tokens yet, for any kind.
+        return Err(Failure::usage(format!(
+            "--add-special-tokens is not supported for this model yet ({model})"
+        )));
+    }
+    if let Some(lowercase) = options.lowercase() {
+        let flag = if lowercase {
+            "--lowercase"
+        } else {
+            "--no-lowercase"
+        };
+        if kind != ModelKind::VocabTxt {
+            return Err(Failure::usage(format!(
+                "{flag} applies only to BERT vocab.txt models ({model})"
+            )));
+        }
+        // Lowercasing is the default for vocab.txt, so only --no-lowercase changes the result.
+        if !lowercase {
+            return Err(Failure::usage(format!(
+                "{flag} is not supported for this model yet ({model})"
+            )));
+        }
+    }
+    if let Some(pattern) = options.pattern {
+        if kind != ModelKind::Tiktoken {
+            return Err(Failure::usage(format!(
+                "--pattern applies only to tiktoken rank files ({model})"
+            )));
+        }
+        // The pattern the file name implies is the default; only another one changes the result.
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        if Pattern::from_file_name(name) != Some(pattern) {
+            return Err(Failure::usage(format!(
+                "--pattern is not supported for this model yet ({model})"
+            )));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,718 @@
+//! `simdtok encode`, `decode` and `count` through the built binary (the contract of docs/cli.md):
+//! every input and output format, ordering across threads, atomic output files, and loud failures
+//! with the line that caused them.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+fn model() -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/sentencepiece/botchan_en_unigram_1000.model")
+        .display()
+        .to_string()
+}
+
+/// Runs `simdtok args...` with `stdin` as its standard input.
+fn simdtok(args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_simdtok"))
+        .args(args)
+        .env_remove("SIMDTOK_TIER")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("simdtok runs");
+    let mut input = child.stdin.take().expect("a stdin pipe");
+    let stdin = stdin.to_vec();
+    // Written from another thread: a large input must not block against a full stdout pipe.
+    let feeder = std::thread::spawn(move || {
+        let _ = input.write_all(&stdin);
+    });
+    let out = child.wait_with_output().expect("simdtok finishes");
+    feeder.join().expect("the feeder thread");
+    out
+}
+
+/// Runs `simdtok <command> --model M args...`.
+fn with_model(command: &str, args: &[&str], stdin: &[u8]) -> Output {
+    let model = model();
+    let mut all = vec![command, "--model", model.as_str()];
+    all.extend_from_slice(args);
+    simdtok(&all, stdin)
+}
+
+fn encode(args: &[&str], stdin: &[u8]) -> Output {
+    with_model("encode", args, stdin)
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// The stdout of a successful run.
+fn ok(out: Output) -> Vec<u8> {
+    assert!(
+        out.status.success(),
+        "status {:?}, stderr: {}",
+        out.status,
+        stderr(&out)
+    );
+    out.stdout
+}
+
+fn ok_text(out: Output) -> String {
+    String::from_utf8(ok(out)).expect("UTF-8 output")
+}
+
+/// Asserts a failure with `status` whose message contains every one of `needles`.
+fn fails(out: &Output, status: i32, needles: &[&str]) {
+    let err = stderr(out);
+    assert_eq!(out.status.code(), Some(status), "stderr: {err}");
+    assert!(err.starts_with("simdtok: "), "{err}");
+    for needle in needles {
+        assert!(err.contains(needle), "{needle:?} not in {err:?}");
+    }
+}
+
+/// The ids of each line of `ids` output.
+fn parse_ids(text: &str) -> Vec<Vec<u32>> {
+    text.lines()
+        .map(|l| {
+            l.split(' ')
+                .filter(|w| !w.is_empty())
+                .map(|w| w.parse().unwrap())
+                .collect()
+        })
+        .collect()
+}
+
+fn u32s(bytes: &[u8]) -> Vec<u32> {
+    assert_eq!(bytes.len() % 4, 0);
+    bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
+const SAMPLE: &str = "I am a cat.\nThe boy ran home, and he said yes.\n\nHello world\r\nlast line";
+
+fn sample_ids() -> Vec<Vec<u32>> {
+    parse_ids(&ok_text(encode(&[], SAMPLE.as_bytes())))
+}
+
+/// Deterministic English-like lines (varied lengths, some empty), for the ordering tests.
+fn many_lines(n: usize) -> String {
+    const WORDS: &[&str] = &[
+        "the",
+        "boy",
+        "said",
+        "I",
+        "am",
+        "a",
+        "teacher",
+        "of",
+        "mathematics",
+        "in",
+        "school",
+        "and",
+        "he",
+        "went",
+        "to",
+        "town",
+        "with",
+        "Red",
+        "Shirt",
+        "who",
+        "was",
+        "there",
+        ".",
+        ",",
+    ];
+    let mut state: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut next = || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let mut text = String::new();
+    for _ in 0..n {
+        let len = (next() % 40) as usize;
+        let line: Vec<&str> = (0..len)
+            .map(|_| WORDS[(next() % WORDS.len() as u64) as usize])
+            .collect();
+        text.push_str(&line.join(" "));
+        text.push('\n');
+    }
+    text
+}
+
+fn temp_dir() -> tempfile::TempDir {
+    tempfile::tempdir().expect("a temporary directory")
+}
+
+/// The names in `dir`, sorted.
+fn entries(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+// ---- input formats ----
+
+#[test]
+fn lines_input_one_line_per_text() {
+    let ids = sample_ids();
+    assert_eq!(ids.len(), 5, "the last line without \\n counts");
+    assert!(ids[2].is_empty(), "an empty line has no tokens");
+    assert!(ids.iter().enumerate().all(|(i, l)| i == 2 || !l.is_empty()));
+    // "\r\n" ends a line like "\n"; a lone final line equals the same line with "\n".
+    assert_eq!(
+        ids[3],
+        parse_ids(&ok_text(encode(&[], b"Hello world\n")))[0]
+    );
+    assert_eq!(ids[4], parse_ids(&ok_text(encode(&[], b"last line\n")))[0]);
+    // Each line's ids are those of the line alone.
+    assert_eq!(ids[0], parse_ids(&ok_text(encode(&[], b"I am a cat.")))[0]);
+    let text = ok_text(encode(&[], SAMPLE.as_bytes()));
+    assert!(
+        text.contains("\n\n"),
+        "an empty output line for the empty text: {text:?}"
+    );
+}
+
+#[test]
+fn empty_input_has_no_texts() {
+    assert!(ok(encode(&[], b"")).is_empty());
+    assert!(ok(encode(&["--output-format", "u32"], b"")).is_empty());
+}
+
+#[test]
+fn input_file_equals_stdin() {
+    let dir = temp_dir();
+    let path = dir.path().join("in.txt");
+    std::fs::write(&path, SAMPLE).unwrap();
+    let from_file = ok(encode(&["--input", path.to_str().unwrap()], b"ignored"));
+    assert_eq!(from_file, ok(encode(&["--input", "-"], SAMPLE.as_bytes())));
+}
+
+#[test]
+fn jsonl_input_reads_the_text_field() {
+    let jsonl = SAMPLE
+        .split('\n')
+        .map(|l| serde_json::json!({ "id": 1, "text": l.trim_end_matches('\r') }).to_string())
+        .collect::<Vec<_>>()
+        .join("\n");
+    let ids = parse_ids(&ok_text(encode(
+        &["--input-format", "jsonl"],
+        jsonl.as_bytes(),
+    )));
+    assert_eq!(ids, sample_ids());
+
+    let other = "{\"body\": \"I am a cat.\"}\n{\"body\": \"\\u00e9t\\u00e9 \\\"quoted\\\"\"}\n";
+    let out = ok_text(encode(
+        &["--input-format", "jsonl", "--field", "body"],
+        other.as_bytes(),
+    ));
+    let expected = ok_text(encode(&[], "I am a cat.\nété \"quoted\"\n".as_bytes()));
+    assert_eq!(out, expected);
+}
+
+#[test]
+fn raw_input_is_one_text() {
+    let out = ok_text(encode(&["--input-format", "raw"], b"I am a cat."));
+    assert_eq!(out, ok_text(encode(&[], b"I am a cat.")));
+    let multi = ok_text(encode(&["--input-format", "raw"], SAMPLE.as_bytes()));
+    assert_eq!(multi.lines().count(), 1, "{multi:?}");
+    // An empty raw input is still one (empty) text.
+    assert_eq!(ok_text(encode(&["--input-format", "raw"], b"")), "\n");
+}
+
+#[test]
+fn field_needs_jsonl() {
+    fails(
+        &encode(&["--field", "body"], b"x\n"),
+        2,
+        &["--field", "jsonl"],
+    );
+}
+
+// ---- output formats ----
+
+#[test]
+fn pieces_are_json_arrays_of_token_strings() {
+    let text = ok_text(encode(&["--output-format", "pieces"], SAMPLE.as_bytes()));
+    let ids = sample_ids();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), ids.len());
+    for (line, ids) in lines.iter().zip(&ids) {
+        let pieces: Vec<String> = serde_json::from_str(line).expect("a JSON array of strings");
+        assert_eq!(pieces.len(), ids.len(), "{line}");
+    }
+    let first: Vec<String> = serde_json::from_str(lines[0]).unwrap();
+    assert_eq!(first.concat().replace('▁', " "), " I am a cat.");
+}
+
+#[test]
+fn jsonl_output_has_ids_and_byte_offsets() {
+    let text = ok_text(encode(&["--output-format", "jsonl"], SAMPLE.as_bytes()));
+    let texts: Vec<&str> = SAMPLE
+        .split('\n')
+        .map(|l| l.trim_end_matches('\r'))
+        .collect();
+    let ids = sample_ids();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), texts.len());
+    for ((line, ids), input) in lines.iter().zip(&ids).zip(&texts) {
+        let v: serde_json::Value = serde_json::from_str(line).expect("one JSON object");
+        let got: Vec<u32> = serde_json::from_value(v["ids"].clone()).unwrap();
+        assert_eq!(&got, ids);
+        let offsets: Vec<(usize, usize)> = serde_json::from_value(v["offsets"].clone()).unwrap();
+        assert_eq!(offsets.len(), ids.len());
+        for &(start, end) in &offsets {
+            assert!(
+                start <= end && end <= input.len(),
+                "{offsets:?} in {input:?}"
+            );
+            assert!(input.is_char_boundary(start) && input.is_char_boundary(end));
+        }
+        if let Some(&(_, end)) = offsets.last() {
+            assert_eq!(end, input.len(), "the last token ends the text");
+        }
+    }
+    assert!(text.starts_with("{\"ids\": ["), "{text}");
+}
+
+#[test]
+fn u32_is_the_ids_little_endian() {
+    let ids = sample_ids();
+    let bytes = ok(encode(&["--output-format", "u32"], SAMPLE.as_bytes()));
+    assert_eq!(u32s(&bytes), ids.concat());
+
+    let bytes = ok(encode(
+        &["--output-format", "u32", "--separator-id", "2"],
+        SAMPLE.as_bytes(),
+    ));
+    let expected: Vec<u32> = ids
+        .iter()
+        .flat_map(|l| l.iter().copied().chain([2]))
+        .collect();
+    assert_eq!(u32s(&bytes), expected);
+}
+
+#[test]
+fn u16_is_the_ids_little_endian() {
+    let ids = sample_ids();
+    let bytes = ok(encode(
+        &["--output-format", "u16", "--separator-id", "65535"],
+        SAMPLE.as_bytes(),
+    ));
+    let got: Vec<u32> = bytes
+        .chunks_exact(2)
+        .map(|c| u32::from(u16::from_le_bytes([c[0], c[1]])))
+        .collect();
+    let expected: Vec<u32> = ids
+        .iter()
+        .flat_map(|l| l.iter().copied().chain([65535]))
+        .collect();
+    assert_eq!(got, expected);
+}
+
+#[test]
+fn u16_refuses_ids_that_do_not_fit() {
+    let out = encode(
+        &["--output-format", "u16", "--separator-id", "70000"],
+        SAMPLE.as_bytes(),
+    );
+    fails(&out, 1, &["u16", "70000"]);
+    assert!(out.stdout.is_empty(), "nothing written before refusing");
+
+    let dir = temp_dir();
+    let path = dir.path().join("out.u16");
+    let out = encode(
+        &[
+            "--output-format",
+            "u16",
+            "--separator-id",
+            "70000",
+            "--output",
+            path.to_str().unwrap(),
+        ],
+        SAMPLE.as_bytes(),
+    );
+    fails(&out, 1, &["u16"]);
+    assert!(entries(dir.path()).is_empty(), "{:?}", entries(dir.path()));
+}
+
+#[test]
+fn separator_id_is_for_binary_formats_only() {
+    for format in ["ids", "pieces", "jsonl"] {
+        let out = encode(&["--output-format", format, "--separator-id", "3"], b"x\n");
+        fails(&out, 2, &["--separator-id"]);
+    }
+}
+
+/// The `(shape, data)` of a 1-D `<u4` `.npy` file.
+fn parse_npy(bytes: &[u8]) -> (usize, Vec<u32>) {
+    assert_eq!(&bytes[..6], b"\x93NUMPY", "magic");
+    assert_eq!(bytes[6], 1, "version 1.0");
+    let header_len = u16::from_le_bytes([bytes[8], bytes[9]]) as usize;
+    let data_start = 10 + header_len;
+    assert_eq!(data_start % 64, 0, "the data is aligned");
+    let header = std::str::from_utf8(&bytes[10..data_start]).unwrap();
+    assert!(header.ends_with('\n'), "{header:?}");
+    assert!(header.contains("'descr': '<u4'"), "{header}");
+    assert!(header.contains("'fortran_order': False"), "{header}");
+    let shape = header.split("'shape': (").nth(1).unwrap();
+    let shape: usize = shape.split(',').next().unwrap().parse().unwrap();
+    (shape, u32s(&bytes[data_start..]))
+}
+
+#[test]
+fn npy_is_a_valid_u4_array() {
+    let ids = sample_ids();
+    let (shape, data) = parse_npy(&ok(encode(&["--output-format", "npy"], SAMPLE.as_bytes())));
+    assert_eq!(shape, data.len());
+    assert_eq!(data, ids.concat());
+
+    // Written to a file (the header is rewritten in place) and with a separator.
+    let dir = temp_dir();
+    let path = dir.path().join("out.npy");
+    let out = encode(
+        &[
+            "--output-format",
+            "npy",
+            "--separator-id",
+            "1",
+            "--output",
+            path.to_str().unwrap(),
+        ],
+        SAMPLE.as_bytes(),
+    );
+    assert!(ok(out).is_empty());
+    let (shape, data) = parse_npy(&std::fs::read(&path).unwrap());
+    let expected: Vec<u32> = ids
+        .iter()
+        .flat_map(|l| l.iter().copied().chain([1]))
+        .collect();
+    assert_eq!(shape, expected.len());
+    assert_eq!(data, expected);
+
+    let (shape, data) = parse_npy(&ok(encode(&["--output-format", "npy"], b"")));
+    assert_eq!((shape, data.len()), (0, 0));
+}
+
+// ---- threads and output files ----
+
+#[test]
+fn threads_keep_input_order() {
+    let text = many_lines(5000);
+    for format in ["ids", "jsonl", "u32"] {
+        let one = ok(encode(
+            &["--output-format", format, "--threads", "1"],
+            text.as_bytes(),
+        ));
+        let four = ok(encode(
+            &["--output-format", format, "--threads", "4"],
+            text.as_bytes(),
+        ));
+        assert!(one == four, "--threads 4 changed the {format} output");
+        let all = ok(encode(
+            &["--output-format", format, "--threads", "0"],
+            text.as_bytes(),
+        ));
+        assert!(one == all, "--threads 0 changed the {format} output");
+    }
+    let ids = parse_ids(&String::from_utf8(ok(encode(&[], text.as_bytes()))).unwrap());
+    assert_eq!(ids.len(), 5000);
+}
+
+#[test]
+fn output_file_is_written_only_on_success() {
+    let dir = temp_dir();
+    let path = dir.path().join("out.txt");
+    let target = path.to_str().unwrap();
+    let out = encode(&["--output", target, "--threads", "2"], SAMPLE.as_bytes());
+    assert!(ok(out).is_empty(), "nothing on stdout");
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        ok_text(encode(&[], SAMPLE.as_bytes()))
+    );
+    assert_eq!(entries(dir.path()), ["out.txt"], "no temporary file left");
+
+    // A run failing late (bad UTF-8 after thousands of good lines) leaves no file behind ...
+    let mut bad = many_lines(3000).into_bytes();
+    bad.extend_from_slice(b"caf\xe9\n");
+    let fresh = dir.path().join("fresh.txt");
+    let out = encode(
+        &["--output", fresh.to_str().unwrap(), "--threads", "4"],
+        &bad,
+    );
+    fails(&out, 1, &["<stdin>:3001:", "UTF-8"]);
+    assert!(!fresh.exists());
+    // ... and leaves an existing one as it was.
+    let before = std::fs::read(&path).unwrap();
+    let out = encode(&["--output", target], &bad);
+    fails(&out, 1, &["<stdin>:3001:"]);
+    assert_eq!(std::fs::read(&path).unwrap(), before);
+    assert_eq!(entries(dir.path()), ["out.txt"], "no temporary file left");
+}
+
+#[test]
+fn unwritable_output_fails_naming_it() {
+    let dir = temp_dir();
+    let path = dir.path().join("missing-dir").join("out.txt");
+    let out = encode(&["--output", path.to_str().unwrap()], b"x\n");
+    fails(&out, 1, &["missing-dir"]);
+}
+
+// ---- bad input ----
+
+#[test]
+fn invalid_utf8_names_file_and_line() {
+    let out = encode(&[], b"good\nalso good\nbad \xff byte\n");
+    fails(&out, 1, &["<stdin>:3:", "UTF-8"]);
+
+    let dir = temp_dir();
+    let path = dir.path().join("corpus.txt");
+    std::fs::write(&path, b"one\n\xc3\n").unwrap();
+    let out = encode(&["--input", path.to_str().unwrap()], b"");
+    fails(&out, 1, &["corpus.txt:2:", "UTF-8"]);
+
+    // For raw input, the line holding the bad byte.
+    let out = encode(&["--input-format", "raw"], b"a\nb\nc\xff\n");
+    fails(&out, 1, &["<stdin>:3:", "UTF-8"]);
+    // For jsonl, the line of the object.
+    let out = encode(
+        &["--input-format", "jsonl"],
+        b"{\"text\": \"a\"}\n{\"text\": \"\xff\"}\n",
+    );
+    fails(&out, 1, &["<stdin>:2:", "UTF-8"]);
+}
+
+#[test]
+fn invalid_json_names_the_line() {
+    let input = b"{\"text\": \"a\"}\n{\"text\": \"b\"}\n{\"text\": oops}\n";
+    let out = encode(&["--input-format", "jsonl"], input);
+    fails(&out, 1, &["<stdin>:3:", "invalid JSON"]);
+    let out = encode(&["--input-format", "jsonl"], b"[1, 2]\n");
+    fails(&out, 1, &["<stdin>:1:", "JSON object"]);
+    let out = encode(&["--input-format", "jsonl"], b"{\"text\": \"a\"}\n\n");
+    fails(&out, 1, &["<stdin>:2:", "invalid JSON"]);
+}
+
+#[test]
+fn missing_or_non_string_field_names_the_line() {
+    let out = encode(
+        &["--input-format", "jsonl"],
+        b"{\"text\": \"a\"}\n{\"body\": \"b\"}\n",
+    );
+    fails(&out, 1, &["<stdin>:2:", "\"text\""]);
+    let out = encode(&["--input-format", "jsonl"], b"{\"text\": 7}\n");
+    fails(&out, 1, &["<stdin>:1:", "a number, not a string"]);
+    let out = encode(
+        &["--input-format", "jsonl", "--field", "body"],
+        b"{\"text\": \"a\"}\n",
+    );
+    fails(&out, 1, &["<stdin>:1:", "\"body\""]);
+}
+
+#[test]
+fn first_bad_line_is_reported_whatever_the_threads() {
+    let mut input = many_lines(4000).into_bytes();
+    input.extend_from_slice(b"\xff\n");
+    input.extend_from_slice(many_lines(4000).as_bytes());
+    input.extend_from_slice(b"\xfe\n");
+    let out = encode(&["--threads", "4"], &input);
+    fails(&out, 1, &["<stdin>:4001:"]);
+}
+
+#[test]
+fn missing_files_are_named() {
+    let out = encode(&["--input", "/nonexistent/in.txt"], b"");
+    fails(&out, 1, &["/nonexistent/in.txt"]);
+    let out = simdtok(&["encode", "--model", "/nonexistent/m.model"], b"x\n");
+    fails(&out, 1, &["/nonexistent/m.model"]);
+}
+
+// ---- options ----
+
+#[test]
+fn unsupported_options_are_refused() {
+    let out = encode(&["--add-special-tokens"], b"x\n");
+    fails(
+        &out,
+        2,
+        &["--add-special-tokens", "not supported for this model yet"],
+    );
+    let out = encode(&["--lowercase"], b"x\n");
+    fails(&out, 2, &["--lowercase", "vocab.txt"]);
+    let out = encode(&["--no-lowercase"], b"x\n");
+    fails(&out, 2, &["--no-lowercase", "vocab.txt"]);
+    let out = encode(&["--pattern", "cl100k"], b"x\n");
+    fails(&out, 2, &["--pattern", "tiktoken"]);
+    let out = with_model("count", &["--add-special-tokens"], b"x\n");
+    fails(&out, 2, &["--add-special-tokens"]);
+    // An unknown pattern name is clap's usage error.
+    let out = encode(&["--pattern", "cl200k"], b"x\n");
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn model_specific_options_are_checked_against_the_model_kind() {
+    let dir = temp_dir();
+    let tiktoken = dir.path().join("cl100k_base.tiktoken");
+    std::fs::write(&tiktoken, "IQ== 0\nIg== 1\n").unwrap();
+    let vocab = dir.path().join("vocab.txt");
+    std::fs::write(&vocab, "[PAD]\n[UNK]\nhello\n").unwrap();
+    let run = |model: &Path, option: &[&str]| {
+        let mut args = vec!["encode", "--model", model.to_str().unwrap()];
+        args.extend_from_slice(option);
+        simdtok(&args, b"hello\n")
+    };
+    // The file name's own pattern, and the default --lowercase, change nothing: not refused as
+    // options (whether this version loads such a model at all is another matter).
+    for (model, option) in [
+        (&tiktoken, &["--pattern", "cl100k"][..]),
+        (&vocab, &["--lowercase"][..]),
+    ] {
+        let err = stderr(&run(model, option));
+        assert!(!err.contains(option[0]), "{option:?} refused: {err}");
+    }
+    fails(
+        &run(&tiktoken, &["--pattern", "o200k"]),
+        2,
+        &["--pattern", "not supported for this model yet"],
+    );
+    fails(
+        &run(&vocab, &["--no-lowercase"]),
+        2,
+        &["--no-lowercase", "not supported for this model yet"],
+    );
+    fails(
+        &run(&vocab, &["--pattern", "gpt2"]),
+        2,
+        &["--pattern", "tiktoken"],
+    );
+    fails(
+        &run(&tiktoken, &["--lowercase"]),
+        2,
+        &["--lowercase", "vocab.txt"],
+    );
+}
+
+#[test]
+fn tiers() {
+    let expected = ok(encode(&[], SAMPLE.as_bytes()));
+    for tier in ["scalar", "auto"] {
+        assert_eq!(
+            ok(encode(&["--tier", tier], SAMPLE.as_bytes())),
+            expected,
+            "{tier}"
+        );
+    }
+    let out = encode(&["--tier", "avx3"], b"x\n");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("valid tiers"), "{}", stderr(&out));
+    let foreign = if cfg!(target_arch = "aarch64") {
+        "avx2"
+    } else {
+        "neon"
+    };
+    let out = encode(&["--tier", foreign], b"x\n");
+    fails(&out, 2, &["--tier", foreign]);
+}
+
+#[test]
+fn progress_never_touches_stdout() {
+    let text = many_lines(2000);
+    let quiet = ok(encode(&["--no-progress"], text.as_bytes()));
+    let shown = encode(&["--progress"], text.as_bytes());
+    assert!(
+        !shown.stderr.is_empty(),
+        "--progress shows something on stderr"
+    );
+    assert_eq!(ok(shown), quiet);
+    // Not a terminal, no option: nothing on stderr.
+    let default = encode(&[], text.as_bytes());
+    assert!(default.stderr.is_empty(), "{}", stderr(&default));
+}
+
+// ---- decode ----
+
+#[test]
+fn decode_round_trips_plain_text() {
+    let text = "I am a cat.\nThe boy ran home, and he said yes.\n\nthe teacher of mathematics\n";
+    let ids = ok(encode(&[], text.as_bytes()));
+    assert_eq!(ok_text(with_model("decode", &[], &ids)), text);
+    let many = many_lines(3000);
+    let ids = ok(encode(&["--threads", "4"], many.as_bytes()));
+    let back = ok_text(with_model("decode", &["--threads", "4"], &ids));
+    assert_eq!(back, many);
+}
+
+#[test]
+fn decode_accepts_any_whitespace_and_writes_files() {
+    let ids = parse_ids(&ok_text(encode(&[], b"I am a cat.\n")))[0].clone();
+    let spaced: Vec<String> = ids.iter().map(u32::to_string).collect();
+    let input = format!("  {}\t\r\n", spaced.join(" \t "));
+    assert_eq!(
+        ok_text(with_model("decode", &[], input.as_bytes())),
+        "I am a cat.\n"
+    );
+
+    let dir = temp_dir();
+    let path = dir.path().join("back.txt");
+    let out = with_model(
+        "decode",
+        &["--output", path.to_str().unwrap()],
+        input.as_bytes(),
+    );
+    assert!(ok(out).is_empty());
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), "I am a cat.\n");
+}
+
+#[test]
+fn decode_rejects_bad_ids_naming_the_line() {
+    let out = with_model("decode", &[], b"1 2 3\n4 x 5\n");
+    fails(&out, 1, &["<stdin>:2:", "\"x\""]);
+    let out = with_model("decode", &[], b"1 2 3\n-4\n");
+    fails(&out, 1, &["<stdin>:2:"]);
+    let out = with_model("decode", &[], b"5\n6\n1000000\n");
+    fails(&out, 1, &["<stdin>:3:", "1000000", "out of range"]);
+    let out = with_model("decode", &[], b"99999999999\n");
+    fails(&out, 1, &["<stdin>:1:"]);
+}
+
+// ---- count ----
+
+#[test]
+fn count_prints_one_count_per_text_and_a_total() {
+    let ids = sample_ids();
+    let out = with_model("count", &[], SAMPLE.as_bytes());
+    let err = stderr(&out);
+    let counts: Vec<usize> = ok_text(out).lines().map(|l| l.parse().unwrap()).collect();
+    assert_eq!(counts, ids.iter().map(Vec::len).collect::<Vec<_>>());
+    let total: usize = counts.iter().sum();
+    assert!(
+        err.contains(&format!("total: {total} tokens in {} texts", ids.len())),
+        "{err}"
+    );
+
+    let out = with_model("count", &["--input-format", "raw"], b"I am a cat.\nYes.\n");
+    assert_eq!(ok_text(out).lines().count(), 1);
+    let out = with_model("count", &["--input-format", "jsonl"], b"{\"text\": 1}\n");
+    fails(&out, 1, &["<stdin>:1:"]);
+}
+
+#[test]
+fn count_with_threads_matches_one_thread() {
+    let text = many_lines(4000);
+    let one = ok(with_model("count", &[], text.as_bytes()));
+    let four = ok(with_model("count", &["--threads", "4"], text.as_bytes()));
+    assert_eq!(one, four);
+}
