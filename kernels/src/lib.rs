@@ -43,7 +43,7 @@ pub mod x86_64;
 pub use dispatch::{Choice, DispatchError, Origin, Source, TIER_ENV, TierRequest, choose_from_env};
 pub use spec::byte_class::{BlockMasks, ByteClassSpec, ByteClassTable, ClassSet};
 pub use spec::byte_set::ByteSet;
-pub use spec::double_array::{DoubleArray, TrieError, TrieMatch};
+pub use spec::double_array::{DoubleArray, TrieError, TrieMatch, TrieNode};
 pub use spec::prune::PruneTable;
 pub use table::{Kernels, TrieBatch};
 pub use tier::{Tier, UnknownTier};

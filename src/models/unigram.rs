@@ -17,7 +17,7 @@
 //!   there;
 //! - UNUSED pieces are in the trie but never chosen.
 
-use simdtok_kernels::{DoubleArray, Kernels};
+use simdtok_kernels::{DoubleArray, Kernels, PruneTable};
 
 use crate::load::spm_proto::PieceKind;
 use crate::models::vocab::Vocab;
@@ -58,8 +58,10 @@ pub struct Unigram {
     user_defined: Vec<bool>,
     unk_score: f32,
     unk_id: u32,
-    /// For each byte value, whether some piece starts with it: elsewhere the walk is skipped.
-    starts_piece: [bool; 256],
+    /// First-byte pruning: per byte value, the byte length of the longest piece starting with
+    /// it (0: none, so no walk; 255: 255 or more). The walk from a position never looks further.
+    /// Looked up one position at a time: the Viterbi loop visits each character start once.
+    prune: PruneTable,
     kernels: &'static Kernels,
 }
 
@@ -97,6 +99,11 @@ impl Unigram {
         }
         let trie =
             DoubleArray::build(&entries).map_err(|e| format!("cannot index the pieces: {e}"))?;
+        let mut longest = [0u8; 256];
+        for (key, _) in &entries {
+            let l = &mut longest[key[0] as usize];
+            *l = (*l).max(key.len().min(255) as u8);
+        }
         let scores = vocab
             .pieces()
             .iter()
@@ -108,7 +115,7 @@ impl Unigram {
             .map(|p| p.kind == PieceKind::UserDefined)
             .collect();
         Ok(Unigram {
-            starts_piece: trie.first_bytes(),
+            prune: PruneTable::new(longest),
             trie,
             scores,
             user_defined,
@@ -155,9 +162,11 @@ impl Unigram {
             }
             let mblen = one_char_len(normalized[pos]).min(n - pos);
             let mut has_single = false;
-            if self.starts_piece[normalized[pos] as usize] {
+            let cap = self.prune.value(normalized[pos]) as usize;
+            if cap > 0 {
+                let end = if cap == 255 { n } else { n.min(pos + cap) };
                 self.kernels
-                    .trie_prefix_walk(&self.trie, &normalized[pos..], |len, id| {
+                    .trie_prefix_walk(&self.trie, &normalized[pos..end], |len, id| {
                         let Some(score) = self.scores.get(id as usize).copied().flatten() else {
                             return; // UNUSED (or an id past the vocabulary)
                         };

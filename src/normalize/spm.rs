@@ -8,7 +8,7 @@
 //! in the input of the character it came from, plus one final entry for the end, so that pieces
 //! of the normalized text map back to spans of the input.
 
-use simdtok_kernels::{ByteSet, DoubleArray, Kernels, TrieMatch};
+use simdtok_kernels::{ByteSet, DoubleArray, Kernels, TrieMatch, TrieNode};
 
 use crate::load::spm_proto::SpmNormalizerSpec;
 
@@ -65,6 +65,15 @@ fn longest_match(kernels: &Kernels, trie: &DoubleArray, input: &[u8], cap: usize
     longest
 }
 
+/// Whether every rule of `trie` that starts with ASCII byte `b` continues with a non-ASCII byte:
+/// then `b` followed by an ASCII byte matches no rule and stays as it is.
+fn ascii_rules_need_non_ascii(trie: &DoubleArray, b: u8) -> bool {
+    let Some(node) = trie.child(TrieNode::ROOT, b) else {
+        return true;
+    };
+    trie.value_at(node).is_none() && (1..0x80u8).all(|c| trie.child(node, c).is_none())
+}
+
 /// The precompiled character map: `<u32 trie size><double array><NUL-terminated replacements>`.
 #[derive(Debug)]
 struct CharsMap {
@@ -111,8 +120,10 @@ pub struct SpmNormalizer {
     remove_extra_whitespaces: bool,
     escape_whitespaces: bool,
     treat_whitespace_as_suffix: bool,
-    /// ASCII bytes other than space that no rule and no user symbol can start with: each one
-    /// normalizes to itself, so runs of them are copied without trie lookups.
+    /// ASCII bytes that normalize to themselves when the next byte is ASCII too (or the text
+    /// ends): no user symbol starts with them, and every rule that does continues with a
+    /// non-ASCII byte (composition rules such as `A` + U+0300 → `À`). Runs of them take the fast
+    /// path of [`SpmNormalizer::normalize`] without trie lookups.
     verbatim: ByteSet,
     kernels: &'static Kernels,
 }
@@ -137,13 +148,13 @@ impl SpmNormalizer {
                 user_symbols.iter().map(|s| (s.as_bytes(), 0)).collect();
             Some(DoubleArray::build(&entries).map_err(|e| format!("user-defined symbols: {e}"))?)
         };
-        let rule_starts = charsmap.as_ref().map(|m| m.trie.first_bytes());
         let user_starts = user_symbols.as_ref().map(|t| t.first_bytes());
         let verbatim = ByteSet::from_fn(|b| {
             b.is_ascii()
-                && b != b' '
-                && !rule_starts.is_some_and(|s| s[b as usize])
                 && !user_starts.is_some_and(|s| s[b as usize])
+                && charsmap
+                    .as_ref()
+                    .is_none_or(|m| ascii_rules_need_non_ascii(&m.trie, b))
         });
         Ok(SpmNormalizer {
             charsmap,
@@ -208,15 +219,23 @@ impl SpmNormalizer {
         }
         let mut is_prev_space = self.remove_extra_whitespaces;
         while !rest.is_empty() {
-            // Fast path: a run of ASCII bytes that normalize to themselves, one character each.
-            let run = self
+            // Fast path: ASCII that normalizes to itself, one character per byte; only spaces
+            // need the whitespace rules. Two kernel calls find where it ends (for most text in
+            // Latin script, the end of the line). A verbatim byte right before a non-ASCII one
+            // may start a composition rule, so it takes the general path.
+            let ascii = self.kernels.ascii_prefix_len(rest);
+            let safe = self
                 .kernels
-                .find_not_in(&self.verbatim, rest, 0)
-                .unwrap_or(rest.len());
+                .find_not_in(&self.verbatim, &rest[..ascii], 0)
+                .unwrap_or(ascii);
+            let run = if safe == rest.len() || safe < ascii {
+                safe
+            } else {
+                safe.saturating_sub(1)
+            };
             if run > 0 {
-                out.extend_from_slice(&rest[..run]);
-                norm_to_orig.extend((consumed..consumed + run).map(|o| o as u32));
-                is_prev_space = false;
+                is_prev_space =
+                    self.push_verbatim(&rest[..run], consumed, is_prev_space, out, norm_to_orig);
                 consumed += run;
                 rest = &rest[run..];
                 continue;
@@ -262,6 +281,41 @@ impl SpmNormalizer {
             self.push_space(out, norm_to_orig, consumed);
         }
         norm_to_orig.push(consumed as u32);
+    }
+
+    /// Appends a run of verbatim ASCII starting at input offset `consumed`, applying to its
+    /// spaces exactly what the general loop does to a character that normalizes to " "; returns
+    /// the new `is_prev_space`.
+    fn push_verbatim(
+        &self,
+        run: &[u8],
+        mut consumed: usize,
+        mut is_prev_space: bool,
+        out: &mut Vec<u8>,
+        norm_to_orig: &mut Vec<u32>,
+    ) -> bool {
+        let mut rest = run;
+        while !rest.is_empty() {
+            let word = rest.iter().position(|&b| b == b' ').unwrap_or(rest.len());
+            if word > 0 {
+                out.extend_from_slice(&rest[..word]);
+                norm_to_orig.extend((consumed..consumed + word).map(|o| o as u32));
+                is_prev_space = false;
+                consumed += word;
+                rest = &rest[word..];
+            }
+            if let [b' ', tail @ ..] = rest {
+                if !is_prev_space {
+                    self.push_space(out, norm_to_orig, consumed);
+                }
+                // A character that normalized to " " leaves the previous one a space, unless
+                // extra whitespace is kept (then every space counts).
+                is_prev_space = self.remove_extra_whitespaces;
+                consumed += 1;
+                rest = tail;
+            }
+        }
+        is_prev_space
     }
 
     fn push_space(&self, out: &mut Vec<u8>, norm_to_orig: &mut Vec<u32>, consumed: usize) {

@@ -108,6 +108,15 @@ pub mod unit {
     }
 }
 
+/// A node of a [`DoubleArray`]: the position of its unit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TrieNode(u32);
+
+impl TrieNode {
+    /// The root (the empty prefix).
+    pub const ROOT: TrieNode = TrieNode(0);
+}
+
 /// A double-array trie in darts-clone layout.
 #[derive(Clone, PartialEq, Eq)]
 pub struct DoubleArray {
@@ -208,12 +217,25 @@ impl DoubleArray {
     /// For each byte value, whether some key starts with it (a child of the root): the basis of
     /// first-byte pruning and of fast paths that skip bytes no key can match.
     pub fn first_bytes(&self) -> [bool; 256] {
-        let base = unit::offset(self.units[0]) as usize;
-        std::array::from_fn(|c| {
-            self.units
-                .get(base ^ c)
-                .is_some_and(|&u| c != 0 && unit::label(u) == c as u32)
-        })
+        std::array::from_fn(|c| self.child(TrieNode::ROOT, c as u8).is_some())
+    }
+
+    /// The node reached from `node` over `byte` (never over byte 0, which marks leaves).
+    pub fn child(&self, node: TrieNode, byte: u8) -> Option<TrieNode> {
+        let u = *self.units.get(node.0 as usize)?;
+        let pos = node.0 as usize ^ unit::offset(u) as usize ^ byte as usize;
+        let child = *self.units.get(pos)?;
+        (byte != 0 && unit::label(child) == byte as u32).then_some(TrieNode(pos as u32))
+    }
+
+    /// The value of the key ending at `node`, if one does.
+    pub fn value_at(&self, node: TrieNode) -> Option<u32> {
+        let u = *self.units.get(node.0 as usize)?;
+        if !unit::has_leaf(u) {
+            return None;
+        }
+        let pos = node.0 as usize ^ unit::offset(u) as usize;
+        self.units.get(pos).map(|&v| unit::value(v))
     }
 
     /// The value of exactly `key`, if it is in the trie.
