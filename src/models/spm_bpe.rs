@@ -11,12 +11,14 @@
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, HashMap};
 
-use simdtok_kernels::{DoubleArray, Kernels};
+use std::sync::atomic::{AtomicUsize, Ordering as AtomicOrdering};
+
+use simdtok_kernels::{ByteSet, DoubleArray, Kernels};
 
 use crate::load::spm_proto::PieceKind;
 use crate::models::unigram::Segment;
 use crate::models::vocab::Vocab;
-use crate::normalize::spm::one_char_len;
+use crate::normalize::spm::{SPACE_SYMBOL, one_char_len};
 
 #[derive(Clone, Copy, Debug)]
 struct Symbol {
@@ -69,19 +71,40 @@ pub struct BpeScratch {
     heap: BinaryHeap<Pair>,
     /// Merged UNUSED piece → the two pieces it was made from (byte ranges of the text).
     unmerge: HashMap<Box<[u8]>, (u32, u32, u32, u32)>,
+    /// Segments of recently seen words (relative to the word), for the model `cache_owner`.
+    cache: HashMap<Box<[u8]>, Box<[Segment]>>,
+    cache_owner: Option<usize>,
+    /// The segments of the word being encoded.
+    word: Vec<Segment>,
 }
 
 /// A SentencePiece BPE model over a vocabulary.
 #[derive(Debug)]
 pub struct SpmBpe {
     user_symbols: Option<DoubleArray>,
+    /// Whether the text may be cut into words before each U+2581 that follows another
+    /// character (see [`SpmBpe::encode`]).
+    word_split: bool,
+    /// Distinguishes this model's entries in the per-thread word cache.
+    id: usize,
+    space_lead: ByteSet,
     kernels: &'static Kernels,
 }
 
+/// Words up to this many bytes are cached; the cache holds at most [`CACHE_WORDS`] of them per
+/// thread and starts over when full, so its memory stays bounded.
+const CACHE_WORD_BYTES: usize = 64;
+const CACHE_WORDS: usize = 1 << 15;
+
 impl SpmBpe {
     /// `user_symbols` are the model's USER_DEFINED pieces.
-    pub fn new(user_symbols: &[&str], kernels: &'static Kernels) -> Result<SpmBpe, String> {
-        let user_symbols = if user_symbols.is_empty() {
+    pub fn new(
+        vocab: &Vocab,
+        user_symbols: &[&str],
+        kernels: &'static Kernels,
+    ) -> Result<SpmBpe, String> {
+        static NEXT_ID: AtomicUsize = AtomicUsize::new(0);
+        let user_symbols_trie = if user_symbols.is_empty() {
             None
         } else {
             let entries: Vec<(&[u8], u32)> =
@@ -89,7 +112,10 @@ impl SpmBpe {
             Some(DoubleArray::build(&entries).map_err(|e| format!("user-defined symbols: {e}"))?)
         };
         Ok(SpmBpe {
-            user_symbols,
+            user_symbols: user_symbols_trie,
+            word_split: words_are_independent(vocab),
+            id: NEXT_ID.fetch_add(1, AtomicOrdering::Relaxed),
+            space_lead: ByteSet::of_bytes(&SPACE_SYMBOL[..1]),
             kernels,
         })
     }
@@ -109,6 +135,15 @@ impl SpmBpe {
     }
 
     /// Segments `normalized` into `out` (cleared first).
+    ///
+    /// When the vocabulary allows it, the text is cut into words before each U+2581 that
+    /// follows another character and the words are encoded one by one, short ones through a
+    /// per-thread cache. This gives the reference's result exactly: no piece contains a
+    /// character followed by U+2581 unless that character is U+2581 too (checked when the model
+    /// is built), so no merge ever crosses a cut, and merges on the two sides of a cut do not
+    /// interact — the order in which the reference's single queue interleaves them changes
+    /// nothing. (Models with UNUSED pieces are excluded: the reference remembers how such a
+    /// piece was made in one map for the whole text.)
     pub fn encode(
         &self,
         vocab: &Vocab,
@@ -117,6 +152,71 @@ impl SpmBpe {
         out: &mut Vec<Segment>,
     ) {
         out.clear();
+        if !self.word_split {
+            return self.encode_span(vocab, normalized, scratch, out);
+        }
+        if scratch.cache_owner != Some(self.id) {
+            scratch.cache.clear();
+            scratch.cache_owner = Some(self.id);
+        }
+        let mut start = 0;
+        let mut at = 1;
+        while let Some(p) = self.kernels.find_in(&self.space_lead, normalized, at) {
+            if normalized[p..].starts_with(SPACE_SYMBOL) && !normalized[..p].ends_with(SPACE_SYMBOL)
+            {
+                self.encode_word(vocab, normalized, start, p, scratch, out);
+                start = p;
+            }
+            at = p + 1;
+        }
+        self.encode_word(vocab, normalized, start, normalized.len(), scratch, out);
+    }
+
+    /// Appends the segments of the word `text[start..end]`, from the cache when it is there.
+    fn encode_word(
+        &self,
+        vocab: &Vocab,
+        text: &[u8],
+        start: usize,
+        end: usize,
+        scratch: &mut BpeScratch,
+        out: &mut Vec<Segment>,
+    ) {
+        let word = &text[start..end];
+        let shift = |segs: &[Segment], out: &mut Vec<Segment>| {
+            out.extend(segs.iter().map(|s| Segment {
+                start: s.start + start as u32,
+                end: s.end + start as u32,
+                id: s.id,
+            }));
+        };
+        if word.len() <= CACHE_WORD_BYTES
+            && let Some(segs) = scratch.cache.get(word)
+        {
+            shift(segs, out);
+            return;
+        }
+        let mut segs = std::mem::take(&mut scratch.word);
+        segs.clear();
+        self.encode_span(vocab, word, scratch, &mut segs);
+        shift(&segs, out);
+        if word.len() <= CACHE_WORD_BYTES {
+            if scratch.cache.len() >= CACHE_WORDS {
+                scratch.cache.clear();
+            }
+            scratch.cache.insert(word.into(), segs.as_slice().into());
+        }
+        scratch.word = segs;
+    }
+
+    /// The BPE of `normalized` as one sequence of symbols, segments appended to `out`.
+    fn encode_span(
+        &self,
+        vocab: &Vocab,
+        normalized: &[u8],
+        scratch: &mut BpeScratch,
+        out: &mut Vec<Segment>,
+    ) {
         if normalized.is_empty() {
             return;
         }
@@ -124,6 +224,7 @@ impl SpmBpe {
             symbols,
             heap,
             unmerge,
+            ..
         } = scratch;
         symbols.clear();
         heap.clear();
@@ -266,3 +367,24 @@ impl SpmBpe {
 
 /// How deep UNUSED pieces are split back (`kMaxBpeResegmentDepth`).
 const MAX_RESEGMENT_DEPTH: usize = 100;
+
+/// Whether a text may be cut before every U+2581 that follows another character: no pair
+/// lookup can then join the two sides (no mergeable piece has a character other than U+2581
+/// right before a U+2581), and no UNUSED piece can be merged (their splits are remembered per
+/// text by the reference, see [`SpmBpe::encode`]).
+fn words_are_independent(vocab: &Vocab) -> bool {
+    vocab.pieces().iter().all(|p| {
+        let mergeable = matches!(
+            p.kind,
+            PieceKind::Normal | PieceKind::UserDefined | PieceKind::Unused
+        );
+        if !mergeable || !p.indexed {
+            return true;
+        }
+        if p.kind == PieceKind::Unused {
+            return false;
+        }
+        let t = p.text.as_bytes();
+        (1..t.len()).all(|i| !t[i..].starts_with(SPACE_SYMBOL) || t[..i].ends_with(SPACE_SYMBOL))
+    })
+}

@@ -71,7 +71,7 @@ impl SentencePiece {
             .map(|d| SpmNormalizer::new(d, false, &[], kernels))
             .transpose()?;
         let segmenter = match model.algorithm {
-            SpmAlgorithm::Bpe => Segmenter::Bpe(SpmBpe::new(&user_symbols, kernels)?),
+            SpmAlgorithm::Bpe => Segmenter::Bpe(SpmBpe::new(&vocab, &user_symbols, kernels)?),
             SpmAlgorithm::Unigram => Segmenter::Unigram(Box::new(Unigram::new(&vocab, kernels)?)),
         };
         Ok(SentencePiece {
