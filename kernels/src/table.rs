@@ -328,7 +328,7 @@ impl Kernels {
     /// as they come (a Viterbi lattice).
     #[inline(always)]
     pub fn trie_prefix_walk(&self, da: &DoubleArray, key: &[u8], on_match: impl FnMut(u32, u32)) {
-        scalar::trie::walk(da.units(), key, on_match)
+        scalar::trie::walk_any(da, key, on_match)
     }
 
     /// Prefix searches of `text` from each of `starts`. Each start keeps at most `stride` matches

@@ -52,10 +52,9 @@ pub struct UnigramScratch {
 #[derive(Debug)]
 pub struct Unigram {
     trie: DoubleArray,
-    /// Per piece id: the piece's score, or `None` for UNUSED pieces, which are never chosen.
-    /// User-defined pieces are scored by their length instead.
-    scores: Vec<Option<f32>>,
-    user_defined: Vec<bool>,
+    /// Per piece id, the score its lattice nodes get: the piece's own, or for user-defined
+    /// pieces `0.1 × (bytes − 1)`; NaN for UNUSED pieces, which are never chosen.
+    scores: Vec<f32>,
     unk_score: f32,
     unk_id: u32,
     /// First-byte pruning: per byte value, the byte length of the longest piece starting with
@@ -107,18 +106,16 @@ impl Unigram {
         let scores = vocab
             .pieces()
             .iter()
-            .map(|p| (p.kind != PieceKind::Unused).then_some(p.score))
-            .collect();
-        let user_defined = vocab
-            .pieces()
-            .iter()
-            .map(|p| p.kind == PieceKind::UserDefined)
+            .map(|p| match p.kind {
+                PieceKind::Unused => f32::NAN,
+                PieceKind::UserDefined => user_defined_score(p.text.len()),
+                _ => p.score,
+            })
             .collect();
         Ok(Unigram {
             prune: PruneTable::new(longest),
             trie,
             scores,
-            user_defined,
             unk_score: min_score - UNK_PENALTY,
             unk_id: vocab.unknown_segment_id(),
             kernels,
@@ -167,16 +164,12 @@ impl Unigram {
                 let end = if cap == 255 { n } else { n.min(pos + cap) };
                 self.kernels
                     .trie_prefix_walk(&self.trie, &normalized[pos..end], |len, id| {
-                        let Some(score) = self.scores.get(id as usize).copied().flatten() else {
-                            return; // UNUSED (or an id past the vocabulary)
-                        };
+                        let score = self.scores[id as usize];
+                        if score.is_nan() {
+                            return; // UNUSED
+                        }
                         let len = len as usize;
                         frontier = frontier.max(pos + len);
-                        let score = if self.user_defined[id as usize] {
-                            user_defined_score(len)
-                        } else {
-                            score
-                        };
                         let candidate = score + base;
                         let node = &mut best[pos + len];
                         if node.start == NONE || candidate > node.score {

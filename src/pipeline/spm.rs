@@ -18,7 +18,7 @@ use crate::normalize::spm::{SPACE_SYMBOL, SpmNormalizer, valid_char_len};
 #[derive(Debug)]
 enum Segmenter {
     Unigram(Box<Unigram>),
-    Bpe(SpmBpe),
+    Bpe(Box<SpmBpe>),
 }
 
 /// A SentencePiece tokenizer: the normalizer, the model and the vocabulary of one `.model`.
@@ -71,7 +71,9 @@ impl SentencePiece {
             .map(|d| SpmNormalizer::new(d, false, &[], kernels))
             .transpose()?;
         let segmenter = match model.algorithm {
-            SpmAlgorithm::Bpe => Segmenter::Bpe(SpmBpe::new(&vocab, &user_symbols, kernels)?),
+            SpmAlgorithm::Bpe => {
+                Segmenter::Bpe(Box::new(SpmBpe::new(&vocab, &user_symbols, kernels)?))
+            }
             SpmAlgorithm::Unigram => Segmenter::Unigram(Box::new(Unigram::new(&vocab, kernels)?)),
         };
         Ok(SentencePiece {

@@ -24,6 +24,42 @@ pub fn walk(units: &[u32], key: &[u8], mut on_match: impl FnMut(u32, u32)) {
     }
 }
 
+/// [`walk`] for arrays known to be compact ([`DoubleArray::is_compact`]): no bounds checks and
+/// no scaled offsets, which is most of a step's work.
+#[inline(always)]
+pub fn walk_compact(da: &DoubleArray, key: &[u8], mut on_match: impl FnMut(u32, u32)) {
+    debug_assert!(da.is_compact());
+    let units = da.units();
+    // Offsets below 2^21 are stored unscaled: `unit >> 10` is the offset.
+    let mut pos = (units[0] >> 10) as usize;
+    for (i, &c) in key.iter().enumerate() {
+        pos ^= c as usize;
+        // SAFETY: in a compact array every node's children lie in the node's base block, and
+        // every such block is allocated (`DoubleArray::is_compact`); `pos` is the base of the
+        // current node (the root's, or a matched child's) XOR a byte, so it is inside that block.
+        let u = unsafe { *units.get_unchecked(pos) };
+        if unit::label(u) != c as u32 {
+            break;
+        }
+        pos ^= (u >> 10) as usize;
+        if unit::has_leaf(u) {
+            // SAFETY: `pos` is now this node's base, which lies in an allocated block.
+            let v = unsafe { *units.get_unchecked(pos) };
+            on_match(i as u32 + 1, unit::value(v));
+        }
+    }
+}
+
+/// The walk that suits `da`: [`walk_compact`] when it is compact, else the checked [`walk`].
+#[inline(always)]
+pub fn walk_any(da: &DoubleArray, key: &[u8], on_match: impl FnMut(u32, u32)) {
+    if da.is_compact() {
+        walk_compact(da, key, on_match)
+    } else {
+        walk(da.units(), key, on_match)
+    }
+}
+
 /// Appends to `out` every key of `da` that is a prefix of `key`, shortest first; returns how many.
 pub fn prefix_search(da: &DoubleArray, key: &[u8], out: &mut Vec<TrieMatch>) -> usize {
     let before = out.len();
@@ -49,7 +85,7 @@ pub fn prefix_search_batch(
     for (i, &start) in starts.iter().enumerate() {
         let slot = &mut matches[i * stride..(i + 1) * stride];
         let mut count = 0usize;
-        walk(da.units(), &text[start as usize..], |len, value| {
+        walk_any(da, &text[start as usize..], |len, value| {
             if let Some(m) = slot.get_mut(count) {
                 *m = TrieMatch { len, value };
             }

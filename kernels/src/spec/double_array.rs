@@ -123,6 +123,9 @@ pub struct DoubleArray {
     units: Vec<u32>,
     max_key_len: usize,
     keys: usize,
+    /// Built here with fewer than 2^21 units: every offset is stored unscaled and every node's
+    /// base block is allocated, so walks need no bounds checks ([`DoubleArray::is_compact`]).
+    compact: bool,
 }
 
 impl DoubleArray {
@@ -157,6 +160,8 @@ impl DoubleArray {
             .collect();
         let units = Builder::default().build(&sorted)?;
         Ok(DoubleArray {
+            // The builder allocates whole 256-unit blocks and takes every base from one.
+            compact: units.len() < (1 << 21) && units.len().is_multiple_of(BLOCK),
             units,
             max_key_len: sorted.iter().map(|(k, _)| k.len()).max().unwrap_or(0),
             keys: sorted.len(),
@@ -169,11 +174,12 @@ impl DoubleArray {
         if units.is_empty() {
             return Err(TrieError::BadLength { len: 0 });
         }
-        let (max_key_len, keys) = measure(&units)?;
+        let (max_key_len, keys, compact) = measure(&units)?;
         Ok(DoubleArray {
             units,
             max_key_len,
             keys,
+            compact,
         })
     }
 
@@ -197,6 +203,13 @@ impl DoubleArray {
     /// The serialized form (little-endian units), as darts-clone writes it.
     pub fn to_bytes(&self) -> Vec<u8> {
         self.units.iter().flat_map(|u| u.to_le_bytes()).collect()
+    }
+
+    /// Whether walks may skip bounds checks: the array was built here, has fewer than 2^21
+    /// units (no scaled offsets) and whole 256-unit blocks, and takes every node's base from an
+    /// allocated block — so the child slots of any node are in bounds.
+    pub fn is_compact(&self) -> bool {
+        self.compact
     }
 
     /// The length of the longest key: a bound on the matches of one prefix search.
@@ -273,9 +286,11 @@ impl std::fmt::Debug for DoubleArray {
     }
 }
 
-/// Depth of the deepest key and the number of keys, walking every edge from the root; fails on
-/// cycles, on value units out of bounds and on trees deeper than any sane key.
-fn measure(units: &[u32]) -> Result<(usize, usize), TrieError> {
+/// Depth of the deepest key, the number of keys, and whether the array is compact (every
+/// reachable node's offset unscaled and its base block in bounds, so that walks need no bounds
+/// checks), walking every edge from the root; fails on cycles, on value units out of bounds and
+/// on trees deeper than any sane key.
+fn measure(units: &[u32]) -> Result<(usize, usize, bool), TrieError> {
     const MAX_DEPTH: usize = 1 << 16;
     // Darts-clone shares suffix subtrees (the array is a DAG), so memoise each node's height.
     let mut height: Vec<u32> = vec![u32::MAX; units.len()]; // MAX = not seen
@@ -285,9 +300,13 @@ fn measure(units: &[u32]) -> Result<(usize, usize), TrieError> {
     let mut stack: Vec<(usize, u32)> = vec![(0, 1)];
     height[0] = IN_PROGRESS;
     let mut child_heights: Vec<u32> = vec![0];
+    let mut compact = units.len().is_multiple_of(BLOCK);
     while let Some(&mut (pos, ref mut next)) = stack.last_mut() {
         let u = units[pos];
         let base = pos ^ unit::offset(u) as usize;
+        if *next == 1 {
+            compact &= u & (1 << 9) == 0 && (base | (BLOCK - 1)) < units.len();
+        }
         if *next == 1 && unit::has_leaf(u) {
             if base >= units.len() {
                 return Err(TrieError::Malformed("a leaf's value unit is out of bounds"));
@@ -329,7 +348,7 @@ fn measure(units: &[u32]) -> Result<(usize, usize), TrieError> {
             }
         }
     }
-    Ok((height[0] as usize, keys))
+    Ok((height[0] as usize, keys, compact))
 }
 
 /// Units per block; all children of a node fall in one block.
