@@ -8,7 +8,7 @@
 //! A merge into an UNUSED piece is allowed and undone at the end by splitting the piece back
 //! into the two halves it was made from, recursively, as the reference does.
 
-use std::cmp::Ordering;
+use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 
 use std::sync::atomic::{AtomicUsize, Ordering as AtomicOrdering};
@@ -16,6 +16,7 @@ use std::sync::atomic::{AtomicUsize, Ordering as AtomicOrdering};
 use simdtok_kernels::{ByteSet, DoubleArray, Kernels};
 
 use crate::load::spm_proto::PieceKind;
+use crate::models::rank_queue::RankQueue;
 use crate::models::unigram::Segment;
 use crate::models::vocab::Vocab;
 use crate::normalize::spm::{SPACE_SYMBOL, one_char_len};
@@ -26,41 +27,87 @@ struct Symbol {
     end: u32,
     prev: u32,
     next: u32,
+    /// The id of the piece spelled by the symbol, or [`NIL`] when it spells none.
+    id: u32,
+    /// The piece this symbol and its successor spell together, as last queued: the one a still
+    /// valid queue entry with this symbol on the left stands for (an entry goes stale whenever
+    /// either symbol changes, and every change queues the pair again).
+    pair_id: u32,
     frozen: bool,
 }
 
 const NIL: u32 = u32::MAX;
 
-/// A queued pair: merging symbol `left` with its right neighbour gives a piece of `score`,
-/// `len` bytes long.
-#[derive(Clone, Copy, Debug)]
-struct Pair {
-    score: f32,
-    left: u32,
-    right: u32,
-    len: u32,
-}
+/// A queued pair, packed in one `u64` so that the queue is a min-heap of plain integers (half
+/// the memory of a struct, which matters when one word has a million symbols): the rank of the
+/// merged piece's score (0 = the highest score), then the left symbol's index, then the merged
+/// length. Smaller is better, which is the reference's order: higher score first, then the
+/// leftmost pair. The right symbol is the left one's current successor — equivalent to the
+/// reference's stored one while the lengths still add up (symbols only grow, and the left one's
+/// successor changes only when it absorbs it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Pair(u64);
 
-impl PartialEq for Pair {
-    fn eq(&self, other: &Pair) -> bool {
-        self.cmp(other) == Ordering::Equal
+const LEN_BITS: u32 = 13; // pieces are shorter than 8000 bytes
+const LEFT_BITS: u32 = 32;
+/// At most 2^19 distinct scores fit beside a 32-bit index and a 13-bit length.
+const MAX_RANKS: usize = 1 << (64 - LEN_BITS - LEFT_BITS);
+
+impl Pair {
+    fn new(rank: u32, left: u32, len: u32) -> Pair {
+        debug_assert!((rank as usize) < MAX_RANKS && len < 1 << LEN_BITS);
+        Pair(((rank as u64) << (LEFT_BITS + LEN_BITS)) | ((left as u64) << LEN_BITS) | len as u64)
+    }
+    fn rank(self) -> u32 {
+        (self.0 >> (LEFT_BITS + LEN_BITS)) as u32
+    }
+    fn rest(self) -> u64 {
+        self.0 & ((1 << (LEFT_BITS + LEN_BITS)) - 1)
+    }
+    fn left(self) -> u32 {
+        (self.0 >> LEN_BITS) as u32
+    }
+    fn len(self) -> u32 {
+        (self.0 & ((1 << LEN_BITS) - 1)) as u32
     }
 }
 
-impl Eq for Pair {}
+/// Spans of at least this many symbols queue their candidates in a [`RankQueue`] instead of a
+/// binary heap: a heap of a million candidates is mostly cache misses.
+const LONG_SPAN: usize = 2048;
 
-impl PartialOrd for Pair {
-    fn partial_cmp(&self, other: &Pair) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
+/// The merge candidates of one span: a binary heap, or a [`RankQueue`] for long spans; both pop
+/// in the same order.
+#[derive(Debug, Default)]
+struct Candidates {
+    heap: BinaryHeap<Reverse<Pair>>,
+    ranks: RankQueue,
+    long: bool,
 }
 
-impl Ord for Pair {
-    /// Higher score first; on equal scores the leftmost pair first (the reference's comparator).
-    fn cmp(&self, other: &Pair) -> Ordering {
-        self.score
-            .total_cmp(&other.score)
-            .then_with(|| other.left.cmp(&self.left))
+impl Candidates {
+    fn reset(&mut self, symbols: usize) {
+        self.heap.clear();
+        self.ranks.clear();
+        self.long = symbols >= LONG_SPAN;
+    }
+
+    fn push(&mut self, p: Pair) {
+        if self.long {
+            self.ranks.push(p.rank(), p.rest());
+        } else {
+            self.heap.push(Reverse(p));
+        }
+    }
+
+    fn pop(&mut self) -> Option<Pair> {
+        if self.long {
+            self.ranks
+                .pop()
+                .map(|(rank, rest)| Pair(((rank as u64) << (LEFT_BITS + LEN_BITS)) | rest))
+        } else {
+            self.heap.pop().map(|Reverse(p)| p)
+        }
     }
 }
 
@@ -68,7 +115,7 @@ impl Ord for Pair {
 #[derive(Default, Debug)]
 pub struct BpeScratch {
     symbols: Vec<Symbol>,
-    heap: BinaryHeap<Pair>,
+    heap: Candidates,
     /// Merged UNUSED piece → the two pieces it was made from (byte ranges of the text).
     unmerge: HashMap<Box<[u8]>, (u32, u32, u32, u32)>,
     /// Segments of recently seen words (relative to the word), for the model `cache_owner`.
@@ -87,6 +134,15 @@ pub struct SpmBpe {
     word_split: bool,
     /// Distinguishes this model's entries in the per-thread word cache.
     id: usize,
+    /// Per piece id, the rank of its score among the distinct scores, highest first.
+    ranks: Vec<u32>,
+    /// (left piece, right piece) → the piece they spell together, for every way of cutting
+    /// every mergeable piece into two pieces: pair lookups by id instead of by bytes.
+    pairs: HashMap<u64, u32, IdPairHasher>,
+    /// The piece id of each one-byte ASCII symbol, or [`NIL`].
+    ascii_ids: [u32; 128],
+    /// No pair longer than the longest mergeable piece is looked up.
+    max_piece_len: usize,
     space_lead: ByteSet,
     kernels: &'static Kernels,
 }
@@ -111,7 +167,50 @@ impl SpmBpe {
                 user_symbols.iter().map(|s| (s.as_bytes(), 0)).collect();
             Some(DoubleArray::build(&entries).map_err(|e| format!("user-defined symbols: {e}"))?)
         };
+        let mut scores: Vec<f32> = vocab.pieces().iter().map(|p| p.score).collect();
+        scores.sort_by(|a, b| b.total_cmp(a));
+        scores.dedup_by(|a, b| a.to_bits() == b.to_bits());
+        if scores.len() > MAX_RANKS {
+            return Err(format!(
+                "BPE models with more than {MAX_RANKS} distinct piece scores are not supported"
+            ));
+        }
+        let ranks = vocab
+            .pieces()
+            .iter()
+            .map(|p| {
+                scores.partition_point(|s| s.total_cmp(&p.score) == std::cmp::Ordering::Greater)
+                    as u32
+            })
+            .collect();
+        let mut pairs = HashMap::with_hasher(IdPairHasher);
+        for (id, p) in vocab.pieces().iter().enumerate() {
+            let mergeable = matches!(
+                p.kind,
+                PieceKind::Normal | PieceKind::UserDefined | PieceKind::Unused
+            );
+            if !mergeable || !p.indexed {
+                continue;
+            }
+            let t = p.text.as_bytes();
+            for k in 1..t.len() {
+                if let (Some(a), Some(b)) = (vocab.id_of(&t[..k]), vocab.id_of(&t[k..])) {
+                    pairs.insert(pair_key(a, b), id as u32);
+                }
+            }
+        }
+        let ascii_ids = std::array::from_fn(|b| vocab.id_of(&[b as u8]).unwrap_or(NIL));
+        let max_piece_len = vocab
+            .pieces()
+            .iter()
+            .map(|p| p.text.len())
+            .max()
+            .unwrap_or(0);
         Ok(SpmBpe {
+            max_piece_len,
+            ranks,
+            pairs,
+            ascii_ids,
             user_symbols: user_symbols_trie,
             word_split: words_are_independent(vocab),
             id: NEXT_ID.fetch_add(1, AtomicOrdering::Relaxed),
@@ -227,7 +326,6 @@ impl SpmBpe {
             ..
         } = scratch;
         symbols.clear();
-        heap.clear();
         unmerge.clear();
         let mut at = 0usize;
         while at < normalized.len() {
@@ -238,6 +336,8 @@ impl SpmBpe {
                 end: (at + len) as u32,
                 prev: if index == 0 { NIL } else { index - 1 },
                 next: index + 1,
+                id: self.symbol_id(vocab, &normalized[at..at + len]),
+                pair_id: NIL,
                 frozen,
             });
             at += len;
@@ -245,49 +345,41 @@ impl SpmBpe {
         if let Some(last) = symbols.last_mut() {
             last.next = NIL;
         }
+        heap.reset(symbols.len());
         for right in 1..symbols.len() as u32 {
             self.queue(vocab, normalized, symbols, heap, unmerge, right - 1, right);
         }
         while let Some(top) = heap.pop() {
-            let (l, r) = (symbols[top.left as usize], symbols[top.right as usize]);
+            let left = top.left();
+            let l = symbols[left as usize];
+            if l.next == NIL {
+                continue;
+            }
+            let right = l.next;
+            let r = symbols[right as usize];
             // Stale: one side was merged away, or grew, since the pair was queued.
             if l.start == l.end
                 || r.start == r.end
-                || (l.end - l.start) + (r.end - r.start) != top.len
+                || (l.end - l.start) + (r.end - r.start) != top.len()
             {
                 continue;
             }
             let merged = Symbol {
                 end: r.end,
                 next: r.next,
+                id: l.pair_id,
                 ..l
             };
-            symbols[top.left as usize] = merged;
+            symbols[left as usize] = merged;
             if r.next != NIL {
-                symbols[r.next as usize].prev = top.left;
+                symbols[r.next as usize].prev = left;
             }
-            symbols[top.right as usize].end = symbols[top.right as usize].start; // now empty
+            symbols[right as usize].end = symbols[right as usize].start; // now empty
             if merged.prev != NIL {
-                self.queue(
-                    vocab,
-                    normalized,
-                    symbols,
-                    heap,
-                    unmerge,
-                    merged.prev,
-                    top.left,
-                );
+                self.queue(vocab, normalized, symbols, heap, unmerge, merged.prev, left);
             }
             if merged.next != NIL {
-                self.queue(
-                    vocab,
-                    normalized,
-                    symbols,
-                    heap,
-                    unmerge,
-                    top.left,
-                    merged.next,
-                );
+                self.queue(vocab, normalized, symbols, heap, unmerge, left, merged.next);
             }
         }
         let mut index = 0u32;
@@ -298,32 +390,48 @@ impl SpmBpe {
         }
     }
 
+    /// The piece the two symbols make together, if they make one (NORMAL, USER_DEFINED or
+    /// UNUSED: `PieceToIdNoReserved` minus the unknown and reserved pieces).
+    #[inline]
+    fn merged_id(&self, vocab: &Vocab, text: &[u8], l: Symbol, r: Symbol) -> Option<u32> {
+        if l.id != NIL && r.id != NIL {
+            // Both halves spell pieces (always, after the first merges): one integer lookup.
+            self.pairs.get(&pair_key(l.id, r.id)).copied()
+        } else {
+            vocab.normal_id(&text[l.start as usize..r.end as usize])
+        }
+    }
+
+    /// The id of the piece a symbol's bytes spell (any kind of piece), or [`NIL`].
+    fn symbol_id(&self, vocab: &Vocab, bytes: &[u8]) -> u32 {
+        match bytes {
+            [b] if b.is_ascii() => self.ascii_ids[*b as usize],
+            _ => vocab.id_of(bytes).unwrap_or(NIL),
+        }
+    }
+
     /// Queues the pair `left`+`right` if their concatenation is a piece and neither is frozen.
     #[allow(clippy::too_many_arguments)]
     fn queue(
         &self,
         vocab: &Vocab,
         text: &[u8],
-        symbols: &[Symbol],
-        heap: &mut BinaryHeap<Pair>,
+        symbols: &mut [Symbol],
+        heap: &mut Candidates,
         unmerge: &mut HashMap<Box<[u8]>, (u32, u32, u32, u32)>,
         left: u32,
         right: u32,
     ) {
         let (l, r) = (symbols[left as usize], symbols[right as usize]);
-        if l.frozen || r.frozen {
+        if l.frozen || r.frozen || (r.end - l.start) as usize > self.max_piece_len {
             return;
         }
-        let Some(id) = vocab.normal_id(&text[l.start as usize..r.end as usize]) else {
+        let Some(id) = self.merged_id(vocab, text, l, r) else {
             return;
         };
+        symbols[left as usize].pair_id = id;
         let piece = vocab.piece(id);
-        heap.push(Pair {
-            score: piece.score,
-            left,
-            right,
-            len: r.end - l.start,
-        });
+        heap.push(Pair::new(self.ranks[id as usize], left, r.end - l.start));
         if piece.kind == PieceKind::Unused {
             // Keyed by the piece's bytes; the last split queued wins, as in the reference.
             let key: Box<[u8]> = text[l.start as usize..r.end as usize].into();
@@ -387,4 +495,41 @@ fn words_are_independent(vocab: &Vocab) -> bool {
         let t = p.text.as_bytes();
         (1..t.len()).all(|i| !t[i..].starts_with(SPACE_SYMBOL) || t[..i].ends_with(SPACE_SYMBOL))
     })
+}
+
+/// The key of a pair of piece ids.
+#[inline]
+fn pair_key(left: u32, right: u32) -> u64 {
+    ((left as u64) << 32) | right as u64
+}
+
+/// Hashes [`pair_key`]s: a multiply-shift of the two ids (they are dense small integers, so no
+/// adversary controls them and a cryptographic hash would only cost).
+#[derive(Clone, Copy, Debug, Default)]
+struct IdPairHasher;
+
+/// The state of [`IdPairHasher`].
+#[derive(Default)]
+struct IdPairState(u64);
+
+impl std::hash::BuildHasher for IdPairHasher {
+    type Hasher = IdPairState;
+    fn build_hasher(&self) -> IdPairState {
+        IdPairState(0)
+    }
+}
+
+impl std::hash::Hasher for IdPairState {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ b as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = (v ^ (v >> 29)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        self.0 ^= self.0 >> 32;
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
 }
