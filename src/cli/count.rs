@@ -38,7 +38,8 @@ pub fn run(args: CountArgs) -> CliResult {
         &progress,
         |record, enc: &mut Encoding, chunk| {
             let text = source.text(record)?;
-            tokenizer.encode_into(&text, enc, false);
+            enc.clear();
+            tokenizer.encode_ids_into(&text, &mut enc.ids);
             push_decimal(&mut chunk.bytes, enc.len() as u32);
             chunk.bytes.push(b'\n');
             chunk.texts += 1;

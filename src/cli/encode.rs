@@ -56,7 +56,12 @@ pub fn run(args: EncodeArgs) -> CliResult {
         &progress,
         |record, enc: &mut Encoding, chunk| {
             let text = source.text(record)?;
-            tokenizer.encode_into(&text, enc, pieces);
+            if format.ids_only() {
+                enc.clear();
+                tokenizer.encode_ids_into(&text, &mut enc.ids);
+            } else {
+                tokenizer.encode_into(&text, enc, pieces);
+            }
             format.render(enc, args.separator_id, &mut chunk.bytes);
             chunk.texts += 1;
             chunk.tokens += enc.len() as u64;

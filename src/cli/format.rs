@@ -36,6 +36,11 @@ impl OutputFormat {
         self == OutputFormat::Pieces
     }
 
+    /// Whether the format needs only the ids (then the faster ids-only encoder serves).
+    pub fn ids_only(self) -> bool {
+        !matches!(self, OutputFormat::Pieces | OutputFormat::Jsonl)
+    }
+
     /// Appends `enc` in this format to `out`, then `separator` for the binary formats (the caller
     /// has checked that u16 ids fit).
     pub fn render(self, enc: &Encoding, separator: Option<u32>, out: &mut Vec<u8>) {

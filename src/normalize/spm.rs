@@ -110,6 +110,52 @@ impl CharsMap {
     }
 }
 
+/// Where `norm_to_orig` goes: a vector, or nowhere when only ids are wanted (the reference skips
+/// it too in that case), so the same normalization code serves both without a branch per byte.
+pub trait OffsetSink {
+    /// Records `offset` for `n` more normalized bytes.
+    fn repeat(&mut self, offset: usize, n: usize);
+    /// Records `start, start + 1, …` for `n` more normalized bytes (verbatim input).
+    fn run(&mut self, start: usize, n: usize);
+    /// Forgets everything from normalized byte `len` on, returning the offset recorded there.
+    fn truncate(&mut self, len: usize) -> usize;
+    /// Forgets everything.
+    fn clear(&mut self);
+}
+
+impl OffsetSink for Vec<u32> {
+    #[inline]
+    fn repeat(&mut self, offset: usize, n: usize) {
+        self.extend(std::iter::repeat_n(offset as u32, n));
+    }
+    #[inline]
+    fn run(&mut self, start: usize, n: usize) {
+        self.extend((start..start + n).map(|o| o as u32));
+    }
+    fn truncate(&mut self, len: usize) -> usize {
+        let offset = self[len] as usize;
+        Vec::truncate(self, len);
+        offset
+    }
+    fn clear(&mut self) {
+        Vec::clear(self);
+    }
+}
+
+/// Records nothing.
+pub struct NoOffsets;
+
+impl OffsetSink for NoOffsets {
+    #[inline]
+    fn repeat(&mut self, _: usize, _: usize) {}
+    #[inline]
+    fn run(&mut self, _: usize, _: usize) {}
+    fn truncate(&mut self, _: usize) -> usize {
+        0
+    }
+    fn clear(&mut self) {}
+}
+
 /// A SentencePiece normalizer built from a model's `NormalizerSpec`.
 #[derive(Debug)]
 pub struct SpmNormalizer {
@@ -194,7 +240,7 @@ impl SpmNormalizer {
 
     /// Normalizes `input` into `out` (cleared first) and fills `norm_to_orig` with
     /// `out.len() + 1` input offsets (both empty for an input that normalizes to nothing).
-    pub fn normalize(&self, input: &[u8], out: &mut Vec<u8>, norm_to_orig: &mut Vec<u32>) {
+    pub fn normalize(&self, input: &[u8], out: &mut Vec<u8>, norm_to_orig: &mut impl OffsetSink) {
         out.clear();
         norm_to_orig.clear();
         let mut rest = input;
@@ -213,7 +259,6 @@ impl SpmNormalizer {
             return;
         }
         out.reserve(rest.len() * 3);
-        norm_to_orig.reserve(rest.len() * 3);
         if !self.treat_whitespace_as_suffix && self.add_dummy_prefix {
             self.push_space(out, norm_to_orig, consumed);
         }
@@ -250,10 +295,10 @@ impl SpmNormalizer {
                 for &b in s {
                     if self.escape_whitespaces && b == b' ' {
                         out.extend_from_slice(SPACE_SYMBOL);
-                        norm_to_orig.extend([consumed as u32; 3]);
+                        norm_to_orig.repeat(consumed, 3);
                     } else {
                         out.push(b);
-                        norm_to_orig.push(consumed as u32);
+                        norm_to_orig.repeat(consumed, 1);
                     }
                 }
                 is_prev_space = s.last() == Some(&b' ');
@@ -272,15 +317,14 @@ impl SpmNormalizer {
             };
             while out.ends_with(space) {
                 let len = out.len() - space.len();
-                consumed = norm_to_orig[len] as usize;
+                consumed = norm_to_orig.truncate(len);
                 out.truncate(len);
-                norm_to_orig.truncate(len);
             }
         }
         if self.treat_whitespace_as_suffix && self.add_dummy_prefix {
             self.push_space(out, norm_to_orig, consumed);
         }
-        norm_to_orig.push(consumed as u32);
+        norm_to_orig.repeat(consumed, 1);
     }
 
     /// Appends a run of verbatim ASCII starting at input offset `consumed`, applying to its
@@ -292,14 +336,14 @@ impl SpmNormalizer {
         mut consumed: usize,
         mut is_prev_space: bool,
         out: &mut Vec<u8>,
-        norm_to_orig: &mut Vec<u32>,
+        norm_to_orig: &mut impl OffsetSink,
     ) -> bool {
         let mut rest = run;
         while !rest.is_empty() {
             let word = rest.iter().position(|&b| b == b' ').unwrap_or(rest.len());
             if word > 0 {
                 out.extend_from_slice(&rest[..word]);
-                norm_to_orig.extend((consumed..consumed + word).map(|o| o as u32));
+                norm_to_orig.run(consumed, word);
                 is_prev_space = false;
                 consumed += word;
                 rest = &rest[word..];
@@ -318,13 +362,13 @@ impl SpmNormalizer {
         is_prev_space
     }
 
-    fn push_space(&self, out: &mut Vec<u8>, norm_to_orig: &mut Vec<u32>, consumed: usize) {
+    fn push_space(&self, out: &mut Vec<u8>, norm_to_orig: &mut impl OffsetSink, consumed: usize) {
         if self.escape_whitespaces {
             out.extend_from_slice(SPACE_SYMBOL);
-            norm_to_orig.extend([consumed as u32; 3]);
+            norm_to_orig.repeat(consumed, 3);
         } else {
             out.push(b' ');
-            norm_to_orig.push(consumed as u32);
+            norm_to_orig.repeat(consumed, 1);
         }
     }
 }

@@ -13,7 +13,7 @@ use crate::load::spm_proto::{PieceKind, SpmAlgorithm, SpmModelFile, byte_of_piec
 use crate::models::spm_bpe::{BpeScratch, SpmBpe};
 use crate::models::unigram::{Segment, Unigram, UnigramScratch};
 use crate::models::vocab::Vocab;
-use crate::normalize::spm::{SPACE_SYMBOL, SpmNormalizer, valid_char_len};
+use crate::normalize::spm::{NoOffsets, SPACE_SYMBOL, SpmNormalizer, valid_char_len};
 
 #[derive(Debug)]
 enum Segmenter {
@@ -121,6 +121,41 @@ impl SentencePiece {
                 }
             }
             self.tokens(&s.normalized, &s.norm_to_orig, &s.segments, out, pieces);
+        });
+    }
+
+    /// The ids of `text` only, appended to `ids` (cleared first): no offsets are tracked through
+    /// normalization and no token strings are made (the reference's `EncodeOptimized<int>`).
+    pub fn encode_ids_into(&self, text: &str, ids: &mut Vec<u32>) {
+        ids.clear();
+        SCRATCH.with(|s| {
+            let s = &mut *s.borrow_mut();
+            self.normalizer
+                .normalize(text.as_bytes(), &mut s.normalized, &mut NoOffsets);
+            match &self.segmenter {
+                Segmenter::Unigram(u) => u.encode(&s.normalized, &mut s.unigram, &mut s.segments),
+                Segmenter::Bpe(b) => {
+                    b.encode(&self.vocab, &s.normalized, &mut s.bpe, &mut s.segments)
+                }
+            }
+            let mut prev_unk = false;
+            for seg in &s.segments {
+                let kind = self.vocab.kind(seg.id);
+                let is_unk = kind == PieceKind::Unknown;
+                if kind == PieceKind::Control {
+                    ids.push(seg.id);
+                } else if is_unk && self.byte_fallback {
+                    let w = &s.normalized[seg.start as usize..seg.end as usize];
+                    ids.extend(w.iter().map(|&b| {
+                        self.vocab
+                            .byte_id(b)
+                            .expect("byte-fallback models have all byte pieces")
+                    }));
+                } else if !(is_unk && prev_unk) {
+                    ids.push(seg.id);
+                }
+                prev_unk = is_unk;
+            }
         });
     }
 
