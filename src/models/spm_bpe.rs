@@ -13,12 +13,13 @@ use std::collections::{BinaryHeap, HashMap};
 
 use std::sync::atomic::{AtomicUsize, Ordering as AtomicOrdering};
 
-use simdtok_kernels::{ByteSet, DoubleArray, Kernels};
+use simdtok_kernels::{ByteSet, Kernels};
 
 use crate::load::spm_proto::PieceKind;
 use crate::models::rank_queue::RankQueue;
 use crate::models::unigram::Segment;
 use crate::models::vocab::Vocab;
+use crate::normalize::prefix_matcher::PrefixMatcher;
 use crate::normalize::spm::{SPACE_SYMBOL, one_char_len};
 
 #[derive(Clone, Copy, Debug)]
@@ -128,7 +129,7 @@ pub struct BpeScratch {
 /// A SentencePiece BPE model over a vocabulary.
 #[derive(Debug)]
 pub struct SpmBpe {
-    user_symbols: Option<DoubleArray>,
+    user_symbols: Option<PrefixMatcher>,
     /// Whether the text may be cut into words before each U+2581 that follows another
     /// character (see [`SpmBpe::encode`]).
     word_split: bool,
@@ -160,13 +161,7 @@ impl SpmBpe {
         kernels: &'static Kernels,
     ) -> Result<SpmBpe, String> {
         static NEXT_ID: AtomicUsize = AtomicUsize::new(0);
-        let user_symbols_trie = if user_symbols.is_empty() {
-            None
-        } else {
-            let entries: Vec<(&[u8], u32)> =
-                user_symbols.iter().map(|s| (s.as_bytes(), 0)).collect();
-            Some(DoubleArray::build(&entries).map_err(|e| format!("user-defined symbols: {e}"))?)
-        };
+        let user_symbols_trie = PrefixMatcher::new(user_symbols)?;
         let mut scores: Vec<f32> = vocab.pieces().iter().map(|p| p.score).collect();
         scores.sort_by(|a, b| b.total_cmp(a));
         scores.dedup_by(|a, b| a.to_bits() == b.to_bits());
@@ -223,9 +218,7 @@ impl SpmBpe {
     /// character by its lead byte (`PrefixMatcher::PrefixMatch`).
     fn first_symbol(&self, text: &[u8]) -> (usize, bool) {
         if let Some(user) = &self.user_symbols {
-            let mut longest = 0;
-            self.kernels
-                .trie_prefix_walk(user, text, |len, _| longest = len as usize);
+            let longest = user.longest(self.kernels, text);
             if longest > 0 {
                 return (longest, true);
             }

@@ -8,9 +8,10 @@
 //! in the input of the character it came from, plus one final entry for the end, so that pieces
 //! of the normalized text map back to spans of the input.
 
-use simdtok_kernels::{ByteSet, DoubleArray, Kernels, TrieMatch, TrieNode};
+use simdtok_kernels::{ByteSet, DoubleArray, Kernels, TrieNode};
 
 use crate::load::spm_proto::SpmNormalizerSpec;
+use crate::normalize::prefix_matcher::{PrefixMatcher, longest_match};
 
 /// U+2581 LOWER ONE EIGHTH BLOCK, SentencePiece's escaped space.
 pub const SPACE_SYMBOL: &[u8] = "\u{2581}".as_bytes();
@@ -48,22 +49,8 @@ pub fn valid_char_len(s: &[u8]) -> Option<usize> {
 }
 
 /// The reference looks at only this many matches of one charsmap lookup
-/// (`kMaxTrieResultsSize`) and of one user-symbol lookup (`PrefixMatcher`'s `kResultSize`).
+/// (`kMaxTrieResultsSize`).
 const RULE_RESULTS: usize = 32;
-const USER_RESULTS: usize = 64;
-
-/// The longest of the first `cap` keys of `trie` that prefix `input` (length 0: none).
-fn longest_match(kernels: &Kernels, trie: &DoubleArray, input: &[u8], cap: usize) -> TrieMatch {
-    let mut longest = TrieMatch::default();
-    let mut seen = 0;
-    kernels.trie_prefix_walk(trie, input, |len, value| {
-        if seen < cap {
-            longest = TrieMatch { len, value };
-        }
-        seen += 1;
-    });
-    longest
-}
 
 /// Whether every rule of `trie` that starts with ASCII byte `b` continues with a non-ASCII byte:
 /// then `b` followed by an ASCII byte matches no rule and stays as it is.
@@ -161,7 +148,7 @@ impl OffsetSink for NoOffsets {
 pub struct SpmNormalizer {
     charsmap: Option<CharsMap>,
     /// The model's user-defined symbols, matched (longest first) before any rule and kept as is.
-    user_symbols: Option<DoubleArray>,
+    user_symbols: Option<PrefixMatcher>,
     add_dummy_prefix: bool,
     remove_extra_whitespaces: bool,
     escape_whitespaces: bool,
@@ -187,13 +174,7 @@ impl SpmNormalizer {
         } else {
             Some(CharsMap::parse(&spec.precompiled_charsmap)?)
         };
-        let user_symbols = if user_symbols.is_empty() {
-            None
-        } else {
-            let entries: Vec<(&[u8], u32)> =
-                user_symbols.iter().map(|s| (s.as_bytes(), 0)).collect();
-            Some(DoubleArray::build(&entries).map_err(|e| format!("user-defined symbols: {e}"))?)
-        };
+        let user_symbols = PrefixMatcher::new(user_symbols)?;
         let user_starts = user_symbols.as_ref().map(|t| t.first_bytes());
         let verbatim = ByteSet::from_fn(|b| {
             b.is_ascii()
@@ -218,7 +199,7 @@ impl SpmNormalizer {
     /// input bytes they take (`NormalizePrefix`).
     fn normalize_prefix<'a>(&'a self, input: &'a [u8]) -> (&'a [u8], usize) {
         if let Some(user) = &self.user_symbols {
-            let longest = longest_match(self.kernels, user, input, USER_RESULTS).len as usize;
+            let longest = user.longest(self.kernels, input);
             if longest > 0 {
                 return (&input[..longest], longest);
             }
