@@ -939,7 +939,7 @@ fn report(opts: &Options, results: &[ModelResult], seconds: f64) -> String {
     for imp in &opts.impls {
         let what = match imp {
             Impl::Simdtok => format!(
-                "the `{tier}` tier, `Tokenizer::encode_into` with a reused `Encoding` (ids and offsets)"
+                "the `{tier}` tier, `Tokenizer::encode_ids_into` with a reused vector (ids only, like the peers)"
             ),
             Impl::SpmCpp => "the reference C++ library 0.2.1 as bundled by `sentencepiece-sys` \
                              0.14.0 (built here with cmake, RelWithDebInfo: `-O2`), \

@@ -17,7 +17,7 @@ pub trait Encoder {
 /// The implementations, in table order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Impl {
-    /// simdtok, active tier, `encode_into` with a reused `Encoding` (ids and offsets, no pieces).
+    /// simdtok, active tier, `encode_ids_into` with a reused vector (ids only, like the peers).
     Simdtok,
     /// The reference C++ library, `SentencePieceProcessor::Encode(text, &ids)` through cpp/.
     SpmCpp,
@@ -174,7 +174,8 @@ struct Simdtok {
 
 impl Encoder for Simdtok {
     fn encode(&mut self, text: &str) -> Result<&[u32], String> {
-        self.tok.encode_into(text, &mut self.out, false);
+        // Ids only, as every peer here returns: no offsets, no token strings.
+        self.tok.encode_ids_into(text, &mut self.out.ids);
         Ok(&self.out.ids)
     }
 }
