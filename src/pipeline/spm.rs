@@ -248,7 +248,7 @@ impl SentencePiece {
             if piece.kind == PieceKind::Unknown {
                 text.extend_from_slice(self.unk_surface.as_bytes());
             } else {
-                text.extend_from_slice(&replace_space_symbol(p));
+                push_unescaped(p, &mut text);
             }
             if has_bos_ws || !text.is_empty() {
                 is_bos_ws = false;
@@ -271,20 +271,18 @@ fn lossy(w: &[u8]) -> String {
     String::from_utf8_lossy(w).into_owned()
 }
 
-/// U+2581 → space.
-fn replace_space_symbol(p: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(p.len());
-    let mut i = 0;
-    while i < p.len() {
-        if p[i..].starts_with(SPACE_SYMBOL) {
-            out.push(b' ');
-            i += SPACE_SYMBOL.len();
-        } else {
-            out.push(p[i]);
-            i += 1;
-        }
+/// Appends `p` to `text` with every U+2581 turned back into a space (no allocation per piece).
+fn push_unescaped(p: &[u8], text: &mut Vec<u8>) {
+    let mut rest = p;
+    while let Some(at) = rest
+        .windows(SPACE_SYMBOL.len())
+        .position(|w| w == SPACE_SYMBOL)
+    {
+        text.extend_from_slice(&rest[..at]);
+        text.push(b' ');
+        rest = &rest[at + SPACE_SYMBOL.len()..];
     }
-    out
+    text.extend_from_slice(rest);
 }
 
 /// Appends a run of byte pieces as text: each valid UTF-8 character as is, each byte that does

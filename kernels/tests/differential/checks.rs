@@ -193,6 +193,26 @@ fn find_not_in(
     find_either(true, k, r, t, input, from, variant)
 }
 
+/// A counting kernel on the whole input and from `from`, against its naive oracle or scalar.
+fn check_count(
+    name: &str,
+    k: &Kernels,
+    r: Reference,
+    input: &[u8],
+    from: usize,
+    naive: fn(&[u8]) -> usize,
+    kernel: fn(&Kernels, &[u8]) -> usize,
+) -> Result<(), String> {
+    for part in [input, &input[from..]] {
+        let want = match r {
+            Reference::Naive => naive(part),
+            Reference::Scalar => kernel(Kernels::scalar(), part),
+        };
+        compare(name.into(), kernel(k, part), want, part)?;
+    }
+    Ok(())
+}
+
 fn count_utf8_chars(
     k: &Kernels,
     r: Reference,
@@ -201,19 +221,15 @@ fn count_utf8_chars(
     from: usize,
     _variant: usize,
 ) -> Result<(), String> {
-    for part in [input, &input[from..]] {
-        let want = match r {
-            Reference::Naive => naive::count_utf8_chars(part),
-            Reference::Scalar => Kernels::scalar().count_utf8_chars(part),
-        };
-        compare(
-            "count_utf8_chars".into(),
-            k.count_utf8_chars(part),
-            want,
-            part,
-        )?;
-    }
-    Ok(())
+    check_count(
+        "count_utf8_chars",
+        k,
+        r,
+        input,
+        from,
+        naive::count_utf8_chars,
+        Kernels::count_utf8_chars,
+    )
 }
 
 fn ascii_prefix_len(
@@ -224,19 +240,15 @@ fn ascii_prefix_len(
     from: usize,
     _variant: usize,
 ) -> Result<(), String> {
-    for part in [input, &input[from..]] {
-        let want = match r {
-            Reference::Naive => naive::ascii_prefix_len(part),
-            Reference::Scalar => Kernels::scalar().ascii_prefix_len(part),
-        };
-        compare(
-            "ascii_prefix_len".into(),
-            k.ascii_prefix_len(part),
-            want,
-            part,
-        )?;
-    }
-    Ok(())
+    check_count(
+        "ascii_prefix_len",
+        k,
+        r,
+        input,
+        from,
+        naive::ascii_prefix_len,
+        Kernels::ascii_prefix_len,
+    )
 }
 
 fn crc32c(
