@@ -30,6 +30,14 @@ pub enum Error {
         /// The kind detected.
         kind: &'static str,
     },
+    /// A load option that does not apply to this model, or that this version cannot honour.
+    #[error("{path}: {reason}")]
+    Option {
+        /// The file.
+        path: String,
+        /// Which option and why.
+        reason: String,
+    },
     /// The requested SIMD tier cannot run here.
     #[error(transparent)]
     Tier(#[from] DispatchError),

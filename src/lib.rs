@@ -14,10 +14,12 @@ pub mod error;
 pub mod load;
 pub mod models;
 pub mod normalize;
+pub mod options;
 pub mod pipeline;
 pub mod tokenizer;
 
 pub use encoding::Encoding;
 pub use error::{Error, Result};
+pub use options::{LoadOptions, WordPieceAlgorithm};
 pub use simdtok_kernels as kernels;
 pub use tokenizer::{ModelKind, Tokenizer};

@@ -8,6 +8,7 @@ use simdtok_kernels::{Kernels, TierRequest};
 use crate::encoding::Encoding;
 use crate::error::{Error, Result};
 use crate::load::spm_proto;
+use crate::options::LoadOptions;
 use crate::pipeline::spm::SentencePiece;
 
 /// The kind of a model file, detected from its content (and name).
@@ -57,6 +58,33 @@ impl ModelKind {
     }
 }
 
+/// Refuses the options a model of `kind` cannot honour. `wordpiece_algorithm` only selects among
+/// encoders a model has, so it is accepted (and ignored) by every kind.
+fn refuse_options(
+    path: &str,
+    kind: &str,
+    options: &LoadOptions,
+    has_lowercase_option: bool,
+) -> Result<()> {
+    let refuse = |reason: String| {
+        Err(Error::Option {
+            path: path.to_string(),
+            reason,
+        })
+    };
+    if options.lowercase.is_some() && !has_lowercase_option {
+        return refuse(format!(
+            "the lowercase option applies only to BERT vocab.txt models, not {kind}"
+        ));
+    }
+    if options.add_special_tokens && kind == "SentencePiece" {
+        return refuse(format!(
+            "adding special tokens is not supported for {kind} models yet"
+        ));
+    }
+    Ok(())
+}
+
 fn is_tiktoken_line(line: &str) -> bool {
     let mut parts = line.split(' ');
     let (Some(token), Some(rank), None) = (parts.next(), parts.next(), parts.next()) else {
@@ -93,6 +121,16 @@ impl Tokenizer {
 
     /// Loads a model with the given kernels.
     pub fn from_file_with(path: impl AsRef<Path>, kernels: &'static Kernels) -> Result<Tokenizer> {
+        Tokenizer::from_file_with_options(path, kernels, &LoadOptions::default())
+    }
+
+    /// Loads a model with the given kernels and options. An option that does not apply to the
+    /// kind of model is an error ([`Error::Option`]), never silently ignored.
+    pub fn from_file_with_options(
+        path: impl AsRef<Path>,
+        kernels: &'static Kernels,
+        options: &LoadOptions,
+    ) -> Result<Tokenizer> {
         let path = path.as_ref();
         let shown = path.display().to_string();
         let bytes = std::fs::read(path).map_err(|source| Error::Io {
@@ -101,6 +139,7 @@ impl Tokenizer {
         })?;
         match ModelKind::detect(path, &bytes) {
             ModelKind::SentencePiece => {
+                refuse_options(&shown, "SentencePiece", options, false)?;
                 let model = spm_proto::parse(&bytes).map_err(|reason| Error::Model {
                     path: shown.clone(),
                     reason,
