@@ -22,13 +22,13 @@ pub enum Error {
         /// What is wrong with it.
         reason: String,
     },
-    /// A model file of a kind this version cannot load.
-    #[error("{path}: {kind} models are not supported yet (supported: SentencePiece .model)")]
+    /// A model file of a kind (or with a component) this version cannot load.
+    #[error("{path}: {what} is not supported yet")]
     Unsupported {
         /// The file.
         path: String,
-        /// The kind detected.
-        kind: &'static str,
+        /// What is not supported.
+        what: String,
     },
     /// A load option that does not apply to this model, or that this version cannot honour.
     #[error("{path}: {reason}")]

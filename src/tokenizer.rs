@@ -8,8 +8,11 @@ use simdtok_kernels::{Kernels, TierRequest};
 use crate::encoding::Encoding;
 use crate::error::{Error, Result};
 use crate::load::spm_proto;
+use crate::load::tokenizer_json::TokenizerJson;
 use crate::options::LoadOptions;
+use crate::pipeline::bert_load;
 use crate::pipeline::spm::SentencePiece;
+use crate::pipeline::wordpiece::BertWordPiece;
 
 /// The kind of a model file, detected from its content (and name).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -29,7 +32,12 @@ impl ModelKind {
     pub fn detect(path: &Path, bytes: &[u8]) -> ModelKind {
         let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
         let head = &bytes[..bytes.len().min(4096)];
-        let text = std::str::from_utf8(head).ok();
+        // The head may end inside a character: only an error before the last few bytes counts.
+        let text = match std::str::from_utf8(head) {
+            Ok(t) => Some(t),
+            Err(e) if e.error_len().is_none() => std::str::from_utf8(&head[..e.valid_up_to()]).ok(),
+            Err(_) => None,
+        };
         let first_line = text.and_then(|t| t.lines().next()).unwrap_or("");
         if name.ends_with(".model") {
             ModelKind::SentencePiece
@@ -100,6 +108,14 @@ fn is_tiktoken_line(line: &str) -> bool {
 #[derive(Debug)]
 enum Inner {
     SentencePiece(Box<SentencePiece>),
+    WordPiece(Box<BertWordPiece>),
+}
+
+fn model_error(path: &str, reason: String) -> Error {
+    Error::Model {
+        path: path.to_string(),
+        reason,
+    }
 }
 
 /// A loaded tokenizer.
@@ -152,9 +168,35 @@ impl Tokenizer {
                     inner: Inner::SentencePiece(Box::new(spm)),
                 })
             }
-            other => Err(Error::Unsupported {
+            ModelKind::VocabTxt => {
+                refuse_options(&shown, "vocab.txt", options, true)?;
+                let bert = bert_load::from_vocab_txt(&bytes, options, kernels)
+                    .map_err(|reason| model_error(&shown, reason))?;
+                Ok(Tokenizer {
+                    inner: Inner::WordPiece(Box::new(bert)),
+                })
+            }
+            ModelKind::TokenizerJson => {
+                let json = TokenizerJson::parse(&bytes).map_err(|r| model_error(&shown, r))?;
+                let model_type = json.model_type().map_err(|r| model_error(&shown, r))?;
+                match model_type {
+                    "WordPiece" => {
+                        refuse_options(&shown, "tokenizer.json", options, false)?;
+                        let bert = bert_load::from_tokenizer_json(&json, options, kernels)
+                            .map_err(|reason| model_error(&shown, reason))?;
+                        Ok(Tokenizer {
+                            inner: Inner::WordPiece(Box::new(bert)),
+                        })
+                    }
+                    other => Err(Error::Unsupported {
+                        path: shown,
+                        what: format!("a tokenizer.json with a {other} model"),
+                    }),
+                }
+            }
+            ModelKind::Tiktoken => Err(Error::Unsupported {
                 path: shown,
-                kind: other.name(),
+                what: "a tiktoken rank file".into(),
             }),
         }
     }
@@ -171,6 +213,7 @@ impl Tokenizer {
     pub fn encode_ids_into(&self, text: &str, ids: &mut Vec<u32>) {
         match &self.inner {
             Inner::SentencePiece(s) => s.encode_ids_into(text, ids),
+            Inner::WordPiece(w) => w.encode_ids_into(text, ids),
         }
     }
 
@@ -185,6 +228,7 @@ impl Tokenizer {
     pub fn encode_into(&self, text: &str, out: &mut Encoding, pieces: bool) {
         match &self.inner {
             Inner::SentencePiece(s) => s.encode_into(text, out, pieces),
+            Inner::WordPiece(w) => w.encode_into(text, out, pieces),
         }
     }
 
@@ -195,6 +239,10 @@ impl Tokenizer {
                 id,
                 size: s.vocab().len(),
             }),
+            Inner::WordPiece(w) => w.decode(ids).map_err(|id| Error::IdOutOfRange {
+                id,
+                size: w.vocab_size(),
+            }),
         }
     }
 
@@ -202,6 +250,7 @@ impl Tokenizer {
     pub fn vocab_size(&self) -> usize {
         match &self.inner {
             Inner::SentencePiece(s) => s.vocab().len(),
+            Inner::WordPiece(w) => w.vocab_size(),
         }
     }
 
@@ -209,6 +258,7 @@ impl Tokenizer {
     pub fn id_to_piece(&self, id: u32) -> Option<&str> {
         match &self.inner {
             Inner::SentencePiece(s) => s.vocab().pieces().get(id as usize).map(|p| p.text.as_str()),
+            Inner::WordPiece(w) => w.id_to_token(id),
         }
     }
 
@@ -216,6 +266,23 @@ impl Tokenizer {
     pub fn kernels(&self) -> &'static Kernels {
         match &self.inner {
             Inner::SentencePiece(s) => s.kernels(),
+            Inner::WordPiece(w) => w.kernels(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn vocab_txt_detected_when_the_head_cuts_a_character() {
+        // 4096 bytes of head end in the middle of "中" (3 bytes).
+        let mut bytes = b"[PAD]\n".to_vec();
+        while bytes.len() < 4095 {
+            bytes.extend_from_slice("中\n".as_bytes());
+        }
+        let kind = ModelKind::detect(Path::new("vocab"), &bytes);
+        assert_eq!(kind, ModelKind::VocabTxt);
     }
 }

@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
+use simdtok::WordPieceAlgorithm;
 use simdtok::kernels::TierRequest;
 
 /// The model and the SIMD tier to run it with.
@@ -34,6 +35,10 @@ pub struct EncodeOptions {
     /// The pre-tokenization pattern of a tiktoken rank file; default from the file name.
     #[arg(long, value_name = "NAME")]
     pub pattern: Option<Pattern>,
+    /// The WordPiece encoder (vocab.txt and WordPiece tokenizer.json): `fast` (greedy, the
+    /// default) or `linear` (LinMaxMatch); both give the same tokens.
+    #[arg(long, value_name = "ALGORITHM")]
+    pub wordpiece_algorithm: Option<WordPieceAlgorithm>,
 }
 
 impl EncodeOptions {

@@ -5,21 +5,31 @@ use std::fs::File;
 use std::io::Read;
 use std::path::Path;
 
-use simdtok::{Error, ModelKind, Tokenizer};
+use simdtok::kernels::Kernels;
+use simdtok::{Error, LoadOptions, ModelKind, Tokenizer};
 
 use super::args::{EncodeOptions, ModelArgs, Pattern};
 use super::{CliResult, Failure};
 
 /// The tokenizer of `args`, for encoding with `options` (`None` for commands that only decode).
 pub fn load(args: &ModelArgs, options: Option<&EncodeOptions>) -> CliResult<Tokenizer> {
+    let mut load_options = LoadOptions::default();
     if let Some(options) = options {
         check_options(&args.model, detect(&args.model)?, options)?;
+        load_options = LoadOptions {
+            lowercase: options.lowercase(),
+            add_special_tokens: options.add_special_tokens,
+            wordpiece_algorithm: options.wordpiece_algorithm,
+        };
     }
     let loaded = match args.tier {
-        Some(tier) => Tokenizer::from_file_with_tier(&args.model, tier),
-        None => Tokenizer::from_file(&args.model),
-    };
+        Some(tier) => Kernels::request(tier).map_err(Error::from),
+        None => Kernels::active().map_err(Error::from),
+    }
+    .and_then(|kernels| Tokenizer::from_file_with_options(&args.model, kernels, &load_options));
     loaded.map_err(|e| match e {
+        // An option the model cannot honour is a usage error.
+        Error::Option { .. } => Failure::usage(e),
         // A tier this machine cannot run (from --tier or SIMDTOK_TIER) is a usage error, as in
         // `simdtok cpu`.
         Error::Tier(e) if args.tier.is_some() => Failure::usage(format!("--tier: {e}")),
@@ -44,10 +54,15 @@ fn detect(path: &Path) -> CliResult<ModelKind> {
 /// version cannot produce yet.
 fn check_options(path: &Path, kind: ModelKind, options: &EncodeOptions) -> CliResult {
     let model = format!("{} is a {} model", path.display(), kind.name());
-    if options.add_special_tokens {
-        // The library has no way to add special tokens yet, for any kind.
+    let wordpiece = matches!(kind, ModelKind::VocabTxt | ModelKind::TokenizerJson);
+    if options.add_special_tokens && !wordpiece {
         return Err(Failure::usage(format!(
             "--add-special-tokens is not supported for this model yet ({model})"
+        )));
+    }
+    if options.wordpiece_algorithm.is_some() && !wordpiece {
+        return Err(Failure::usage(format!(
+            "--wordpiece-algorithm applies only to WordPiece models ({model})"
         )));
     }
     if let Some(lowercase) = options.lowercase() {
@@ -59,12 +74,6 @@ fn check_options(path: &Path, kind: ModelKind, options: &EncodeOptions) -> CliRe
         if kind != ModelKind::VocabTxt {
             return Err(Failure::usage(format!(
                 "{flag} applies only to BERT vocab.txt models ({model})"
-            )));
-        }
-        // Lowercasing is the default for vocab.txt, so only --no-lowercase changes the result.
-        if !lowercase {
-            return Err(Failure::usage(format!(
-                "{flag} is not supported for this model yet ({model})"
             )));
         }
     }

@@ -1,3 +1,5 @@
 //! Model files, one module per format; each yields the parts a tokenizer is built from.
 
 pub mod spm_proto;
+pub mod tokenizer_json;
+pub mod vocab_txt;

@@ -4,3 +4,4 @@ pub mod rank_queue;
 pub mod spm_bpe;
 pub mod unigram;
 pub mod vocab;
+pub mod wordpiece;

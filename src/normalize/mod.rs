@@ -1,4 +1,6 @@
 //! Normalizers: the text transformations a model applies before segmenting.
 
+pub mod bert;
+pub mod bert_chars;
 pub mod prefix_matcher;
 pub mod spm;

@@ -115,6 +115,18 @@ pub struct TrieNode(u32);
 impl TrieNode {
     /// The root (the empty prefix).
     pub const ROOT: TrieNode = TrieNode(0);
+
+    /// The position of the node's unit: a dense index for per-node data kept beside the trie
+    /// (below [`DoubleArray::units`]`().len()`).
+    pub const fn index(self) -> u32 {
+        self.0
+    }
+
+    /// The node at a position [`TrieNode::index`] returned. A position that is not a node is
+    /// harmless: [`DoubleArray::child`] and [`DoubleArray::value_at`] check their bounds.
+    pub const fn from_index(index: u32) -> TrieNode {
+        TrieNode(index)
+    }
 }
 
 /// A double-array trie in darts-clone layout.

@@ -1,0 +1,301 @@
+//! Hugging Face `tokenizer.json`: the components of a tokenizer as JSON objects tagged by
+//! `type`. Each component simdtok implements is read into its options here; any other is an
+//! error naming it — never a silent difference.
+
+use serde_json::{Map, Value};
+
+use crate::normalize::bert::BertNormalizer;
+use crate::pipeline::added_tokens::AddedToken;
+use crate::pipeline::wordpiece::WordPieceDecoder;
+
+/// A parsed `tokenizer.json`, components still as JSON.
+#[derive(Debug)]
+pub struct TokenizerJson {
+    root: Map<String, Value>,
+}
+
+/// A WordPiece `model` section.
+#[derive(Debug)]
+pub struct WordPieceModel {
+    /// (token, id) pairs.
+    pub vocab: Vec<(String, u32)>,
+    /// The unknown token.
+    pub unk_token: String,
+    /// The continuation prefix.
+    pub prefix: String,
+    /// Longer words become the unknown token.
+    pub max_input_chars_per_word: usize,
+}
+
+/// The special tokens a post-processor puts around one sequence.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct SingleTemplate {
+    /// Ids before the sequence.
+    pub prefix: Vec<u32>,
+    /// Ids after it.
+    pub suffix: Vec<u32>,
+}
+
+impl TokenizerJson {
+    /// Parses the file's bytes.
+    pub fn parse(bytes: &[u8]) -> Result<TokenizerJson, String> {
+        let value: Value =
+            serde_json::from_slice(bytes).map_err(|e| format!("invalid tokenizer.json: {e}"))?;
+        match value {
+            Value::Object(root) => Ok(TokenizerJson { root }),
+            _ => Err("invalid tokenizer.json: the top level is not an object".into()),
+        }
+    }
+
+    /// A top-level component (`None` when absent or null).
+    pub fn component(&self, name: &str) -> Option<&Value> {
+        self.root.get(name).filter(|v| !v.is_null())
+    }
+
+    /// The `type` of the model.
+    pub fn model_type(&self) -> Result<&str, String> {
+        let model = self
+            .component("model")
+            .ok_or("tokenizer.json has no model")?;
+        // Old files leave out the model's type; WordPiece is recognised by its fields.
+        match model.get("type") {
+            Some(t) => t
+                .as_str()
+                .ok_or_else(|| "model.type is not a string".into()),
+            None if model.get("continuing_subword_prefix").is_some()
+                && model.get("merges").is_none() =>
+            {
+                Ok("WordPiece")
+            }
+            None => Err("model has no type".into()),
+        }
+    }
+
+    /// The `WordPiece` model.
+    pub fn wordpiece(&self) -> Result<WordPieceModel, String> {
+        let model = self
+            .component("model")
+            .ok_or("tokenizer.json has no model")?;
+        let vocab = model
+            .get("vocab")
+            .and_then(Value::as_object)
+            .ok_or("model.vocab is missing or not an object")?
+            .iter()
+            .map(|(token, id)| {
+                let id = id
+                    .as_u64()
+                    .and_then(|id| u32::try_from(id).ok())
+                    .ok_or_else(|| format!("model.vocab[{token:?}] is not a 32-bit id"))?;
+                Ok((token.clone(), id))
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+        Ok(WordPieceModel {
+            vocab,
+            unk_token: str_field(model, "unk_token", "model")?
+                .unwrap_or("[UNK]")
+                .into(),
+            prefix: str_field(model, "continuing_subword_prefix", "model")?
+                .unwrap_or("##")
+                .into(),
+            max_input_chars_per_word: match model.get("max_input_chars_per_word") {
+                None | Some(Value::Null) => 100,
+                Some(v) => v
+                    .as_u64()
+                    .and_then(|n| usize::try_from(n).ok())
+                    .ok_or("model.max_input_chars_per_word is not a non-negative integer")?,
+            },
+        })
+    }
+
+    /// The added tokens.
+    pub fn added_tokens(&self) -> Result<Vec<AddedToken>, String> {
+        let Some(list) = self.component("added_tokens") else {
+            return Ok(Vec::new());
+        };
+        let list = list.as_array().ok_or("added_tokens is not a list")?;
+        list.iter()
+            .enumerate()
+            .map(|(i, t)| {
+                let what = format!("added_tokens[{i}]");
+                let id = t
+                    .get("id")
+                    .and_then(Value::as_u64)
+                    .and_then(|id| u32::try_from(id).ok())
+                    .ok_or_else(|| format!("{what}.id is missing or not a 32-bit id"))?;
+                let content = str_field(t, "content", &what)?
+                    .ok_or_else(|| format!("{what}.content is missing"))?;
+                let flag = |name: &str, default: bool| -> Result<bool, String> {
+                    match t.get(name) {
+                        None | Some(Value::Null) => Ok(default),
+                        Some(Value::Bool(b)) => Ok(*b),
+                        Some(_) => Err(format!("{what}.{name} is not a boolean")),
+                    }
+                };
+                let special = flag("special", false)?;
+                Ok(AddedToken {
+                    id,
+                    content: content.to_string(),
+                    single_word: flag("single_word", false)?,
+                    lstrip: flag("lstrip", false)?,
+                    rstrip: flag("rstrip", false)?,
+                    normalized: flag("normalized", !special)?,
+                    special,
+                })
+            })
+            .collect()
+    }
+
+    /// The normalizer, when it is a `BertNormalizer` (or absent).
+    pub fn bert_normalizer(&self) -> Result<Option<BertNormalizer>, String> {
+        let Some(n) = self.component("normalizer") else {
+            return Ok(None);
+        };
+        match type_of(n, "normalizer")? {
+            "BertNormalizer" => {
+                let flag = |name: &str, default: bool| -> Result<bool, String> {
+                    match n.get(name) {
+                        None | Some(Value::Null) => Ok(default),
+                        Some(Value::Bool(b)) => Ok(*b),
+                        Some(_) => Err(format!("normalizer.{name} is not a boolean")),
+                    }
+                };
+                let strip_accents = match n.get("strip_accents") {
+                    None | Some(Value::Null) => None,
+                    Some(Value::Bool(b)) => Some(*b),
+                    Some(_) => return Err("normalizer.strip_accents is not a boolean".into()),
+                };
+                Ok(Some(BertNormalizer::new(
+                    flag("clean_text", true)?,
+                    flag("handle_chinese_chars", true)?,
+                    strip_accents,
+                    flag("lowercase", true)?,
+                )))
+            }
+            other => Err(unsupported("normalizer", other, "BertNormalizer")),
+        }
+    }
+
+    /// Checks that the pre-tokenizer is `BertPreTokenizer`.
+    pub fn require_bert_pre_tokenizer(&self) -> Result<(), String> {
+        let p = self
+            .component("pre_tokenizer")
+            .ok_or("a WordPiece tokenizer.json without a pre_tokenizer is not supported")?;
+        match type_of(p, "pre_tokenizer")? {
+            "BertPreTokenizer" => Ok(()),
+            other => Err(unsupported("pre_tokenizer", other, "BertPreTokenizer")),
+        }
+    }
+
+    /// The special tokens of the post-processor for one sequence.
+    pub fn single_template(&self) -> Result<SingleTemplate, String> {
+        let Some(p) = self.component("post_processor") else {
+            return Ok(SingleTemplate::default());
+        };
+        match type_of(p, "post_processor")? {
+            "BertProcessing" => {
+                let id_of = |name: &str| -> Result<u32, String> {
+                    p.get(name)
+                        .and_then(|pair| pair.get(1))
+                        .and_then(Value::as_u64)
+                        .and_then(|id| u32::try_from(id).ok())
+                        .ok_or_else(|| format!("post_processor.{name} is not a [token, id] pair"))
+                };
+                Ok(SingleTemplate {
+                    prefix: vec![id_of("cls")?],
+                    suffix: vec![id_of("sep")?],
+                })
+            }
+            "TemplateProcessing" => template_single(p),
+            other => Err(unsupported(
+                "post_processor",
+                other,
+                "BertProcessing, TemplateProcessing",
+            )),
+        }
+    }
+
+    /// The decoder, when it is a `WordPiece` decoder (`None` when absent).
+    pub fn wordpiece_decoder(&self) -> Result<Option<WordPieceDecoder>, String> {
+        let Some(d) = self.component("decoder") else {
+            return Ok(None);
+        };
+        match type_of(d, "decoder")? {
+            "WordPiece" => Ok(Some(WordPieceDecoder {
+                prefix: str_field(d, "prefix", "decoder")?.unwrap_or("##").into(),
+                cleanup: match d.get("cleanup") {
+                    None | Some(Value::Null) => true,
+                    Some(Value::Bool(b)) => *b,
+                    Some(_) => return Err("decoder.cleanup is not a boolean".into()),
+                },
+            })),
+            other => Err(unsupported("decoder", other, "WordPiece")),
+        }
+    }
+}
+
+/// The ids of the `single` template of a `TemplateProcessing` around sequence `A`.
+fn template_single(p: &Value) -> Result<SingleTemplate, String> {
+    let items = p
+        .get("single")
+        .and_then(Value::as_array)
+        .ok_or("post_processor.single is not a list")?;
+    let specials = p.get("special_tokens").and_then(Value::as_object);
+    let mut out = SingleTemplate::default();
+    let mut seen_sequence = false;
+    for item in items {
+        if let Some(seq) = item.get("Sequence") {
+            if seq.get("id").and_then(Value::as_str) != Some("A") || seen_sequence {
+                return Err("post_processor.single must hold sequence A once".into());
+            }
+            seen_sequence = true;
+        } else if let Some(special) = item.get("SpecialToken") {
+            let name = special
+                .get("id")
+                .and_then(Value::as_str)
+                .ok_or("a SpecialToken of post_processor.single has no id")?;
+            let ids = specials
+                .and_then(|s| s.get(name))
+                .and_then(|s| s.get("ids"))
+                .and_then(Value::as_array)
+                .ok_or_else(|| format!("post_processor.special_tokens has no ids for {name:?}"))?;
+            let target = if seen_sequence {
+                &mut out.suffix
+            } else {
+                &mut out.prefix
+            };
+            for id in ids {
+                target.push(
+                    id.as_u64()
+                        .and_then(|id| u32::try_from(id).ok())
+                        .ok_or_else(|| format!("a special token id of {name:?} is not 32-bit"))?,
+                );
+            }
+        } else {
+            return Err(
+                "post_processor.single holds something other than Sequence and SpecialToken".into(),
+            );
+        }
+    }
+    if !seen_sequence {
+        return Err("post_processor.single has no sequence A".into());
+    }
+    Ok(out)
+}
+
+fn type_of<'a>(v: &'a Value, what: &str) -> Result<&'a str, String> {
+    v.get("type")
+        .and_then(Value::as_str)
+        .ok_or_else(|| format!("{what} has no type"))
+}
+
+fn str_field<'a>(v: &'a Value, name: &str, what: &str) -> Result<Option<&'a str>, String> {
+    match v.get(name) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s)),
+        Some(_) => Err(format!("{what}.{name} is not a string")),
+    }
+}
+
+fn unsupported(component: &str, kind: &str, supported: &str) -> String {
+    format!("{component} of type {kind} is not supported for this model (supported: {supported})")
+}
