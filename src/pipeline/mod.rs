@@ -3,4 +3,5 @@
 pub mod added_tokens;
 pub mod bert_load;
 pub mod spm;
+pub mod word_cache;
 pub mod wordpiece;

@@ -14,6 +14,7 @@
 //! punctuation, where the fast path takes over again with no word open.
 
 use std::cell::RefCell;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use simdtok_kernels::{BlockMasks, ByteClassSpec, ByteClassTable, ByteSet, ClassSet, Kernels};
 
@@ -22,6 +23,7 @@ use crate::models::wordpiece::{WordPiece, WordToken};
 use crate::normalize::bert::{BertNormalizer, CharAction};
 use crate::normalize::bert_chars::{self, PUNCT, WHITESPACE};
 use crate::pipeline::added_tokens::{AddedTokens, Split};
+use crate::pipeline::word_cache::{self, Key, WordCache};
 
 /// Class of ASCII letters and digits in the fast path's class table.
 const WORD: usize = 0;
@@ -66,6 +68,8 @@ pub struct BertWordPiece {
     /// The result for a one-byte ASCII word, by byte (after lowercasing).
     single: [u32; 128],
     lowercase_ascii: bool,
+    /// Tells this tokenizer's entries in the per-thread word cache from another's.
+    cache_owner: usize,
     kernels: &'static Kernels,
 }
 
@@ -100,7 +104,10 @@ struct Scratch {
     /// The fast path's lowercased word.
     lower: Vec<u8>,
     tokens: Vec<WordToken>,
+    cache: WordCache,
 }
+
+static NEXT_CACHE_OWNER: AtomicUsize = AtomicUsize::new(0);
 
 thread_local! {
     static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
@@ -140,6 +147,7 @@ impl BertWordPiece {
             classes,
             single,
             lowercase_ascii,
+            cache_owner: NEXT_CACHE_OWNER.fetch_add(1, Ordering::Relaxed),
             kernels,
         }
     }
@@ -186,6 +194,7 @@ impl BertWordPiece {
         }
         SCRATCH.with(|scratch| {
             let scratch = &mut *scratch.borrow_mut();
+            scratch.cache.claim(self.cache_owner);
             let mut splits = std::mem::take(&mut scratch.splits);
             self.parts.added.split(self.kernels, text, &mut splits);
             for &split in &splits {
@@ -227,7 +236,7 @@ impl BertWordPiece {
                 }
             }
             if fast_end > i {
-                self.fast_ascii(bytes, i, fast_end, scratch, sink);
+                self.fast_ascii(text.as_bytes(), i, fast_end, scratch, sink);
             }
             if fast_end >= end {
                 break;
@@ -237,7 +246,7 @@ impl BertWordPiece {
     }
 
     /// Words and punctuation of `bytes[start..end]`: ASCII letters, digits, punctuation,
-    /// space, `\t`, `\n` and `\r` only.
+    /// space, `\t`, `\n` and `\r` only. (The bytes after `end` may be read, never used.)
     fn fast_ascii<S: Sink>(
         &self,
         bytes: &[u8],
@@ -266,7 +275,7 @@ impl BertWordPiece {
                 events ^= bit;
                 let pos = block * 64 + bit.trailing_zeros() as usize;
                 if ends & bit != 0 {
-                    self.ascii_word(seg, word_start, pos, start, scratch, sink);
+                    self.ascii_word(bytes, start + word_start, start + pos, scratch, sink);
                 }
                 if starts & bit != 0 {
                     word_start = pos;
@@ -277,24 +286,22 @@ impl BertWordPiece {
             }
         }
         if in_word != 0 {
-            self.ascii_word(seg, word_start, seg.len(), start, scratch, sink);
+            self.ascii_word(bytes, start + word_start, end, scratch, sink);
         }
         scratch.masks = masks;
     }
 
-    /// One word of the fast path, `seg[from..to]`, at `base + from` in the text.
+    /// One word of the fast path, `text[at..to]`.
     #[inline]
     fn ascii_word<S: Sink>(
         &self,
-        seg: &[u8],
-        from: usize,
+        text: &[u8],
+        at: usize,
         to: usize,
-        base: usize,
         scratch: &mut Scratch,
         sink: &mut S,
     ) {
-        let word = &seg[from..to];
-        let at = base + from;
+        let word = &text[at..to];
         if word.len() == 1 {
             sink.push(self.single[word[0] as usize], at, at + 1);
             return;
@@ -302,6 +309,15 @@ impl BertWordPiece {
         let model = &self.parts.model;
         if word.len() > model.max_input_chars_per_word() {
             sink.push(model.unk_id(), at, at + word.len());
+            return;
+        }
+        let key = (word.len() <= word_cache::MAX_WORD)
+            .then(|| Key::ascii(text, at, word.len(), self.lowercase_ascii));
+        if let Some(key) = &key
+            && scratch.cache.get(key, |id, s, e| {
+                sink.push(id, at + s as usize, at + e as usize)
+            })
+        {
             return;
         }
         let word = if self.lowercase_ascii && word.iter().any(u8::is_ascii_uppercase) {
@@ -314,12 +330,18 @@ impl BertWordPiece {
             word
         };
         scratch.tokens.clear();
-        if model.encode_word(word, &mut scratch.tokens) {
-            for t in &scratch.tokens {
-                sink.push(t.id, at + t.start as usize, at + t.end as usize);
-            }
-        } else {
-            sink.push(model.unk_id(), at, at + word.len());
+        if !model.encode_word(word, &mut scratch.tokens) {
+            scratch.tokens.push(WordToken {
+                id: model.unk_id(),
+                start: 0,
+                end: word.len() as u32,
+            });
+        }
+        for t in &scratch.tokens {
+            sink.push(t.id, at + t.start as usize, at + t.end as usize);
+        }
+        if let Some(key) = &key {
+            scratch.cache.put(key, &scratch.tokens);
         }
     }
 
