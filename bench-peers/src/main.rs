@@ -1,10 +1,11 @@
-//! bench-peers: simdtok's SentencePiece encoding against peer libraries in the same process, on the
-//! same input, on one thread. Prints Markdown tables (MB/s, ratios, load time and memory, ids that
-//! differ from simdtok's, the targets of issue #3).
+//! bench-peers: simdtok's SentencePiece and WordPiece encoding against peer libraries in the same
+//! process, on the same input, on one thread. Prints Markdown tables (MB/s, ratios, load time and
+//! memory, ids that differ from the reference's, the targets of issue #3).
 //!
 //! ```text
-//! cargo run --release -p bench-peers -- [--quick] [--model NAME]... [--corpus NAME]...
-//!     [--impls simdtok,spm-cpp,spm-crate,kitoken,tokie] [--passes N] [--data DIR]
+//! cargo run --release -p bench-peers -- [--family spm|wordpiece|all] [--quick] [--model NAME]...
+//!     [--corpus NAME]... [--impls simdtok,spm-cpp,spm-crate,kitoken,tokie,...] [--passes N]
+//!     [--data DIR]
 //! ```
 
 mod measure;
@@ -17,8 +18,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
-use measure::{median, rss_bytes, time_pass};
-use peers::{Encoder, Impl, ModelSpec};
+use measure::{cpu_seconds, median, rss_bytes, time_pass};
+use peers::{Encoder, Family, Impl, ModelSpec};
 
 /// The corpora, each read line by line (a line without its `\n`, and a `\r` before it, is a text,
 /// as `simdtok encode` reads them).
@@ -38,16 +39,27 @@ const PROSE: &str = "en_kjv_bible";
 const REPEATS: [(&str, char); 2] = [("repeat-a", 'a'), ("repeat-日", '日')];
 const REPEAT_BYTES: usize = 1_000_000;
 
-const USAGE: &str = "\
-usage: bench-peers [--quick] [--model NAME]... [--corpus NAME]... [--impls LIST] [--passes N]
-                   [--data DIR]
+/// WordPiece's pathological inputs, one text each of about 10^6 bytes: one character repeated
+/// (`repeat-a` is one word far over `max_input_chars_per_word`, so `[UNK]` at once), and
+/// `words-a99`: words of exactly 100 `a` (the longest word still split into pieces) separated by
+/// single spaces, the longest-match search at its longest.
+const WP_REPEATS: [(&str, char); 2] = [("repeat-a", 'a'), ("repeat-中", '中')];
+const WP_WORDS: (&str, char, usize) = ("words-a99", 'a', 100);
 
+const USAGE: &str = "\
+usage: bench-peers [--family spm|wordpiece|all] [--quick] [--model NAME]... [--corpus NAME]...
+                   [--impls LIST] [--passes N] [--data DIR]
+
+  --family F       spm (SentencePiece .model), wordpiece (BERT vocab.txt / tokenizer.json) or
+                   all (default: SentencePiece, then WordPiece)
   --quick          3 passes, corpora cut to their first 256 KiB (the repeated inputs stay 1 MB)
   --model NAME     only models whose name contains NAME (repeatable)
   --corpus NAME    only inputs whose name contains NAME (repeatable; repeat-a and repeat-日 are
-                   the 1 MB repeated-character inputs)
-  --impls LIST     comma-separated, from simdtok,spm-cpp,spm-crate,kitoken,tokie (simdtok is
-                   always run: it is the reference the others are checked against)
+                   the 1 MB repeated-character inputs; WordPiece: repeat-a, repeat-中, words-a99)
+  --impls LIST     comma-separated. SentencePiece: simdtok,spm-cpp,spm-crate,spm-py,kitoken,tokie
+                   (simdtok is always run: it is the reference the others are checked against).
+                   WordPiece: tokenizers,simdtok-fast,simdtok-linear,kitoken,tokie (simdtok = both
+                   simdtok columns; tokenizers is always run: it is the reference)
   --passes N       timed passes per cell (default 5; a warm-up pass that also checks ids comes first)
   --repeat-limit S skip an implementation on a repeated-character input when one pass is
                    estimated (from 16 and 64 KiB prefixes) to take over S seconds (default 30;
@@ -55,11 +67,33 @@ usage: bench-peers [--quick] [--model NAME]... [--corpus NAME]... [--impls LIST]
   --data DIR       shared data (default $SIMDTOK_SHARED_DATA, else ../shared/data beside the
                    workspace)";
 
+/// Which kinds of model `--family` selects.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Families {
+    Spm,
+    WordPiece,
+    All,
+}
+
+impl Families {
+    fn has(self, family: Family) -> bool {
+        match self {
+            Families::All => true,
+            Families::Spm => family == Family::Spm,
+            Families::WordPiece => family == Family::WordPiece,
+        }
+    }
+}
+
 struct Options {
     quick: bool,
+    family: Families,
     models: Vec<String>,
     corpora: Vec<String>,
+    /// SentencePiece implementations, simdtok first.
     impls: Vec<Impl>,
+    /// WordPiece implementations, in run order (`tokenizers`, the reference, first).
+    wp_impls: Vec<Impl>,
     passes: usize,
     data: PathBuf,
     /// Seconds one cell may take before it gets fewer passes.
@@ -78,9 +112,11 @@ fn default_data() -> PathBuf {
 fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Options, String> {
     let mut o = Options {
         quick: false,
+        family: Families::All,
         models: Vec::new(),
         corpora: Vec::new(),
         impls: Impl::ALL.to_vec(),
+        wp_impls: Impl::WORDPIECE.to_vec(),
         passes: 5,
         data: default_data(),
         cell_budget_s: 40.0,
@@ -93,19 +129,41 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Options, String>
         let mut value = |name: &str| args.next().ok_or(format!("{name} needs a value"));
         match arg.as_str() {
             "--quick" => o.quick = true,
+            "--family" => {
+                o.family = match value("--family")?.as_str() {
+                    "spm" | "sentencepiece" => Families::Spm,
+                    "wordpiece" => Families::WordPiece,
+                    "all" => Families::All,
+                    other => return Err(format!("--family {other}: not spm, wordpiece or all")),
+                }
+            }
             "--model" => o.models.push(value("--model")?),
             "--corpus" => o.corpora.push(value("--corpus")?),
             "--impls" => {
                 let list = value("--impls")?;
                 let mut impls = vec![Impl::Simdtok];
+                let mut wp_impls = vec![Impl::Tokenizers];
                 for key in list.split(',').filter(|k| !k.is_empty()) {
                     let imp = Impl::from_key(key).ok_or(format!("unknown implementation {key}"))?;
-                    if !impls.contains(&imp) {
+                    // `simdtok` also names both WordPiece columns of simdtok.
+                    let wp: &[Impl] = if imp == Impl::Simdtok {
+                        &[Impl::SimdtokFast, Impl::SimdtokLinear]
+                    } else {
+                        &[imp]
+                    };
+                    if Impl::ALL.contains(&imp) && !impls.contains(&imp) {
                         impls.push(imp);
+                    }
+                    for &w in wp {
+                        if Impl::WORDPIECE.contains(&w) && !wp_impls.contains(&w) {
+                            wp_impls.push(w);
+                        }
                     }
                 }
                 impls.sort_by_key(|i| Impl::ALL.iter().position(|a| a == i));
+                wp_impls.sort_by_key(|i| Impl::WORDPIECE.iter().position(|a| a == i));
                 o.impls = impls;
+                o.wp_impls = wp_impls;
             }
             "--passes" => {
                 let v = value("--passes")?;
@@ -211,6 +269,20 @@ impl Input {
         }
     }
 
+    /// Words of `len` copies of `ch` separated by single spaces, about `bytes` bytes, as one text.
+    fn words(name: &str, ch: char, len: usize, bytes: usize) -> Input {
+        let word: String = std::iter::repeat_n(ch, len).collect();
+        let count = (bytes + 1).div_ceil(word.len() + 1);
+        let text = vec![word; count].join(" ");
+        Input {
+            name: name.to_owned(),
+            spans: std::iter::once(0..text.len()).collect(),
+            bytes: text.len(),
+            text,
+            one_text: true,
+        }
+    }
+
     fn lines(&self) -> usize {
         self.spans.len()
     }
@@ -240,6 +312,9 @@ enum Cell {
         passes: usize,
         reduced: bool,
         verdict: Verdict,
+        /// CPU time of the process ÷ wall time over the timed passes: about 1 on one thread
+        /// (`None` for the Python library, timed in its own process).
+        cpu_per_wall: Option<f64>,
     },
 }
 
@@ -273,6 +348,23 @@ struct ModelResult {
     spec: ModelSpec,
     loads: Vec<(Impl, LoadCell)>,
     rows: Vec<Row>,
+}
+
+/// Token strings by id, for the report's examples of differing ids.
+enum Pieces {
+    /// simdtok's SentencePiece model (which also recomputes ids for the Python column).
+    Simdtok(simdtok::Tokenizer),
+    /// The reference's vocabulary, indexed by id.
+    Table(Vec<String>),
+}
+
+impl Pieces {
+    fn get(&self, id: u32) -> Option<&str> {
+        match self {
+            Pieces::Simdtok(tok) => tok.id_to_piece(id),
+            Pieces::Table(table) => table.get(id as usize).map(String::as_str),
+        }
+    }
 }
 
 fn main() -> ExitCode {
@@ -315,29 +407,81 @@ fn run(opts: &Options) -> Result<String, String> {
             opts.data.display()
         ));
     }
-    let models: Vec<ModelSpec> = peers::models(&opts.data)
-        .into_iter()
-        .filter(|m| matches(&opts.models, m.name))
-        .collect();
-    if models.is_empty() {
+    let spm_models: Vec<ModelSpec> = if opts.family.has(Family::Spm) {
+        peers::models(&opts.data)
+            .into_iter()
+            .filter(|m| matches(&opts.models, m.name))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let wp_models: Vec<ModelSpec> = if opts.family.has(Family::WordPiece) {
+        peers::wordpiece_models(&opts.data)
+            .into_iter()
+            .filter(|m| matches(&opts.models, m.name))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    if spm_models.is_empty() && wp_models.is_empty() {
         return Err("no model matches --model".to_owned());
     }
     let limit = opts.quick.then_some(256 << 10);
-    let mut inputs = Vec::new();
+    let mut corpora = Vec::new();
     for name in CORPORA.iter().filter(|n| matches(&opts.corpora, n)) {
         let path = opts.data.join("corpora").join(format!("{name}.txt"));
-        inputs.push(Input::corpus(&path, name, limit)?);
+        corpora.push(Input::corpus(&path, name, limit)?);
     }
-    for (name, ch) in REPEATS.iter().filter(|(n, _)| matches(&opts.corpora, n)) {
-        inputs.push(Input::repeated(name, *ch, REPEAT_BYTES));
+    let spm_inputs: Vec<&Input> = corpora.iter().collect();
+    let spm_repeats: Vec<Input> = REPEATS
+        .iter()
+        .filter(|(n, _)| matches(&opts.corpora, n))
+        .map(|(name, ch)| Input::repeated(name, *ch, REPEAT_BYTES))
+        .collect();
+    let spm_inputs: Vec<&Input> = spm_inputs.into_iter().chain(&spm_repeats).collect();
+    let mut wp_adversarial: Vec<Input> = WP_REPEATS
+        .iter()
+        .filter(|(n, _)| matches(&opts.corpora, n))
+        .map(|(name, ch)| Input::repeated(name, *ch, REPEAT_BYTES))
+        .collect();
+    let (words, ch, len) = WP_WORDS;
+    if matches(&opts.corpora, words) {
+        wp_adversarial.push(Input::words(words, ch, len, REPEAT_BYTES));
     }
-    if inputs.is_empty() {
+    let wp_inputs: Vec<&Input> = corpora.iter().chain(&wp_adversarial).collect();
+    let spm_run = !spm_models.is_empty() && !spm_inputs.is_empty();
+    let wp_run = !wp_models.is_empty() && !wp_inputs.is_empty();
+    if !spm_run && !wp_run {
         return Err("no input matches --corpus".to_owned());
     }
 
     let started = Instant::now();
+    let mut out = String::new();
+    if spm_run {
+        let results = run_spm(opts, &spm_models, &spm_inputs);
+        let seconds = started.elapsed().as_secs_f64();
+        if wp_run {
+            out.push_str("## SentencePiece\n\n");
+        }
+        out.push_str(&report(opts, &results, seconds));
+    }
+    if wp_run {
+        let wp_started = Instant::now();
+        let results = run_wordpiece(opts, &wp_models, &wp_inputs);
+        let seconds = wp_started.elapsed().as_secs_f64();
+        if spm_run {
+            out.push_str("\n## WordPiece\n\n");
+        }
+        out.push_str(&report_wordpiece(opts, &results, seconds));
+    }
+    eprintln!("done in {:.0} s", started.elapsed().as_secs_f64());
+    Ok(out)
+}
+
+/// The SentencePiece models: simdtok is the reference.
+fn run_spm(opts: &Options, models: &[ModelSpec], inputs: &[&Input]) -> Vec<ModelResult> {
     let mut results = Vec::new();
-    for spec in &models {
+    for spec in models {
         eprintln!("== {} ({})", spec.name, spec.algorithm);
         let loads = opts
             .impls
@@ -350,15 +494,21 @@ fn run(opts: &Options) -> Result<String, String> {
             .filter(|i| i.in_process())
             .map(|&imp| (imp, peers::load(imp, spec)))
             .collect();
+        for enc in encoders.iter_mut().filter_map(|(_, e)| e.as_mut().ok()) {
+            enc.one_thread();
+        }
         for (imp, e) in &encoders {
             if let Err(e) = e {
                 eprintln!("   {}: {e}", imp.key());
             }
         }
-        let pieces = simdtok::Tokenizer::from_file(&spec.path).ok();
+        let pieces = simdtok::Tokenizer::from_file(&spec.path)
+            .ok()
+            .map(Pieces::Simdtok);
         let mut rows = Vec::new();
-        for input in &inputs {
-            let mut cells = run_input(opts, &mut encoders, input, pieces.as_ref());
+        for input in inputs {
+            let reference = Family::Spm.reference();
+            let mut cells = run_input(opts, &mut encoders, input, reference, pieces.as_ref());
             if opts.impls.contains(&Impl::SpmPy) {
                 let cell = run_python(opts, spec, input, &cells, pieces.as_ref());
                 cells.push((Impl::SpmPy, cell));
@@ -377,20 +527,75 @@ fn run(opts: &Options) -> Result<String, String> {
             rows,
         });
     }
-    eprintln!("done in {:.0} s", started.elapsed().as_secs_f64());
-    Ok(report(opts, &results, started.elapsed().as_secs_f64()))
+    results
 }
 
-/// Times and checks every implementation on one input.
+/// The WordPiece models: `tokenizers` is the reference.
+fn run_wordpiece(opts: &Options, models: &[ModelSpec], inputs: &[&Input]) -> Vec<ModelResult> {
+    let mut results = Vec::new();
+    for spec in models {
+        eprintln!("== {} ({})", spec.name, spec.path.display());
+        // The tokenizer.json that kitoken and tokie load, for a vocab.txt: before any load.
+        if let Err(e) = peers::prepare(spec) {
+            eprintln!("   cannot write the tokenizer.json for kitoken and tokie: {e}");
+        }
+        let loads = opts
+            .wp_impls
+            .iter()
+            .map(|&imp| (imp, probe_load(opts, imp, spec)))
+            .collect::<Vec<_>>();
+        let mut encoders: Vec<Loaded> = opts
+            .wp_impls
+            .iter()
+            .map(|&imp| (imp, peers::load(imp, spec)))
+            .collect();
+        for enc in encoders.iter_mut().filter_map(|(_, e)| e.as_mut().ok()) {
+            enc.one_thread();
+        }
+        for (imp, e) in &encoders {
+            if let Err(e) = e {
+                eprintln!("   {}: {e}", imp.key());
+            }
+        }
+        let pieces = peers::wordpiece_pieces(spec).map(Pieces::Table);
+        let mut rows = Vec::new();
+        for input in inputs {
+            let cells = run_input(
+                opts,
+                &mut encoders,
+                input,
+                Family::WordPiece.reference(),
+                pieces.as_ref(),
+            );
+            rows.push(Row {
+                input: input.name.clone(),
+                bytes: input.bytes,
+                lines: input.lines(),
+                one_text: input.one_text,
+                cells,
+            });
+        }
+        results.push(ModelResult {
+            spec: spec.clone(),
+            loads,
+            rows,
+        });
+    }
+    results
+}
+
+/// Times and checks every implementation on one input. `reference` must come first in `encoders`:
+/// its warm-up pass gives the ids that the others are checked against.
 fn run_input(
     opts: &Options,
     encoders: &mut [Loaded],
     input: &Input,
-    pieces: Option<&simdtok::Tokenizer>,
+    reference: Impl,
+    pieces: Option<&Pieces>,
 ) -> Vec<(Impl, Cell)> {
     let mut cells: Vec<(Impl, Option<Cell>)> = Vec::new();
-    // Reference ids (simdtok's): flat, with the start of each line.
-    let mut reference: Option<(Vec<u32>, Vec<usize>)> = None;
+    // Reference ids: flat, with the start of each line.
+    let mut expected: Option<(Vec<u32>, Vec<usize>)> = None;
     // Per implementation: the warm-up time, or its final cell.
     let mut warm: Vec<Option<f64>> = Vec::new();
     for (imp, enc) in encoders.iter_mut() {
@@ -405,14 +610,14 @@ fn run_input(
         if input.one_text
             && let Some(reason) = too_slow(enc.as_mut(), input, opts.repeat_limit_s)
         {
-            eprintln!("   {:<28} {:<10} skipped: {reason}", input.name, imp.key());
+            eprintln!("   {:<28} {:<14} skipped: {reason}", input.name, imp.key());
             cells.push((*imp, Some(Cell::Skipped(reason))));
             warm.push(None);
             continue;
         }
-        // Warm-up pass, which also checks the ids against simdtok's.
+        // Warm-up pass, which also checks the ids against the reference's.
         let start = Instant::now();
-        let verdict = if *imp == Impl::Simdtok {
+        let verdict = if *imp == reference {
             let mut ids = Vec::new();
             let mut starts = Vec::with_capacity(input.spans.len() + 1);
             for span in &input.spans {
@@ -422,11 +627,13 @@ fn run_input(
                 }
             }
             starts.push(ids.len());
-            reference = Some((ids, starts));
+            expected = Some((ids, starts));
             Verdict::Same
         } else {
-            match &reference {
-                Some((ids, starts)) => compare(enc.as_mut(), input, ids, starts, *imp, pieces),
+            match &expected {
+                Some((ids, starts)) => {
+                    compare(enc.as_mut(), input, ids, starts, *imp, reference, pieces)
+                }
                 None => Verdict::Unverified,
             }
         };
@@ -438,6 +645,7 @@ fn run_input(
                 passes: 0,
                 reduced: false,
                 verdict,
+                cpu_per_wall: None,
             }),
         ));
         warm.push(Some(t));
@@ -456,12 +664,16 @@ fn run_input(
         .collect();
     let most = passes.iter().copied().max().unwrap_or(0);
     let mut times: Vec<Vec<f64>> = vec![Vec::new(); encoders.len()];
+    // CPU seconds of the process over the timed passes, per implementation.
+    let mut cpu = vec![0.0; encoders.len()];
     for pass in 0..most {
         for (i, (_, enc)) in encoders.iter_mut().enumerate() {
             if pass < passes[i]
                 && let Ok(enc) = enc
             {
+                let before = cpu_seconds();
                 times[i].push(time_pass(enc.as_mut(), &input.text, &input.spans));
+                cpu[i] += cpu_seconds() - before;
             }
         }
     }
@@ -472,17 +684,20 @@ fn run_input(
             let cell = match cell.expect("cell") {
                 Cell::Done { verdict, .. } => {
                     let mbps = input.bytes as f64 / median(&times[i]) / 1e6;
+                    let wall: f64 = times[i].iter().sum();
                     let cell = Cell::Done {
                         mbps,
                         passes: passes[i],
                         reduced: passes[i] < opts.passes,
                         verdict,
+                        cpu_per_wall: (wall > 0.0).then(|| cpu[i] / wall),
                     };
                     eprintln!(
-                        "   {:<28} {:<10} {:>9.2} MB/s  {}",
+                        "   {:<28} {:<14} {:>9.2} MB/s  cpu/wall {:.2}  {}",
                         input.name,
                         imp.key(),
                         mbps,
+                        cpu[i] / wall,
                         verdict_short(&cell)
                     );
                     cell
@@ -501,7 +716,7 @@ fn run_python(
     spec: &ModelSpec,
     input: &Input,
     cells: &[(Impl, Cell)],
-    pieces: Option<&simdtok::Tokenizer>,
+    pieces: Option<&Pieces>,
 ) -> Cell {
     let simdtok_ran = cells
         .iter()
@@ -517,7 +732,7 @@ fn run_python(
         python::Outcome::Skipped(reason) => Cell::Skipped(reason),
         python::Outcome::Done { times, ids } => {
             let verdict = match pieces {
-                Some(tok) if simdtok_ran => {
+                Some(Pieces::Simdtok(tok)) if simdtok_ran => {
                     let mut differing = 0;
                     let mut example = None;
                     for (i, (text, got)) in texts.iter().zip(&ids).enumerate() {
@@ -530,7 +745,7 @@ fn run_python(
                                     text,
                                     &want,
                                     Ok(got),
-                                    Impl::SpmPy,
+                                    (Impl::SpmPy, Impl::Simdtok),
                                     input.one_text,
                                     pieces,
                                 ));
@@ -553,19 +768,20 @@ fn run_python(
                 passes: times.len(),
                 reduced: times.len() < opts.passes,
                 verdict,
+                cpu_per_wall: None,
             }
         }
     };
     match &cell {
         Cell::Done { mbps, .. } => eprintln!(
-            "   {:<28} {:<10} {:>9.2} MB/s  {}",
+            "   {:<28} {:<14} {:>9.2} MB/s  {}",
             input.name,
             Impl::SpmPy.key(),
             mbps,
             verdict_short(&cell)
         ),
         Cell::Skipped(r) | Cell::NotLoaded(r) => {
-            eprintln!("   {:<28} {:<10} {r}", input.name, Impl::SpmPy.key())
+            eprintln!("   {:<28} {:<14} {r}", input.name, Impl::SpmPy.key())
         }
     }
     cell
@@ -624,7 +840,8 @@ fn compare(
     ref_ids: &[u32],
     starts: &[usize],
     imp: Impl,
-    pieces: Option<&simdtok::Tokenizer>,
+    reference: Impl,
+    pieces: Option<&Pieces>,
 ) -> Verdict {
     let mut differing = 0;
     let mut example = None;
@@ -636,7 +853,15 @@ fn compare(
         if !same {
             differing += 1;
             if example.is_none() {
-                example = Some(describe(i, text, want, got, imp, input.one_text, pieces));
+                example = Some(describe(
+                    i,
+                    text,
+                    want,
+                    got,
+                    (imp, reference),
+                    input.one_text,
+                    pieces,
+                ));
             }
         }
     }
@@ -650,15 +875,16 @@ fn compare(
     }
 }
 
-/// One differing text, for the report: where and how the ids first differ.
+/// One differing text, for the report: where and how the ids first differ (`got` from `imp`,
+/// `want` from `reference`).
 fn describe(
     line: usize,
     text: &str,
     want: &[u32],
     got: Result<&[u32], String>,
-    imp: Impl,
+    (imp, reference): (Impl, Impl),
     one_text: bool,
-    pieces: Option<&simdtok::Tokenizer>,
+    pieces: Option<&Pieces>,
 ) -> String {
     let shown: String = if text.chars().count() > 100 {
         text.chars().take(100).collect::<String>() + "…"
@@ -689,7 +915,7 @@ fn describe(
             s.push_str("… ");
         }
         for &id in &ids[lo.min(ids.len())..hi] {
-            let piece = pieces.and_then(|p| p.id_to_piece(id)).unwrap_or("?");
+            let piece = pieces.and_then(|p| p.get(id)).unwrap_or("?");
             let _ = write!(s, "{id}:{piece:?} ");
         }
         if hi < ids.len() {
@@ -698,11 +924,13 @@ fn describe(
         s.trim_end().to_owned()
     };
     format!(
-        "{where_} {}: first difference at token {first} of {} (simdtok) / {} ({}); simdtok `{}` vs {} `{}`",
+        "{where_} {}: first difference at token {first} of {} ({}) / {} ({}); {} `{}` vs {} `{}`",
         code_span(&shown),
         want.len(),
+        reference.label(),
         got.len(),
         imp.label(),
+        reference.label(),
         window(want),
         imp.label(),
         window(got)
@@ -764,7 +992,7 @@ fn probe_load(opts: &Options, imp: Impl, spec: &ModelSpec) -> LoadCell {
     } = &cell
     {
         eprintln!(
-            "   load {:<10} {median_ms:>8.1} ms  RSS +{:.1} MiB",
+            "   load {:<14} {median_ms:>8.1} ms  RSS +{:.1} MiB",
             imp.key(),
             rss_delta.unwrap_or(0) as f64 / 1048576.0
         );
@@ -783,6 +1011,7 @@ fn load_probe(args: Vec<String>) -> ExitCode {
         Impl::from_key(key),
         peers::models(Path::new(data))
             .into_iter()
+            .chain(peers::wordpiece_models(Path::new(data)))
             .find(|m| m.name == name),
         loads.parse::<usize>(),
     ) else {
@@ -836,6 +1065,7 @@ fn fmt_cell(cell: &Cell, notes: &mut Notes) -> String {
             passes,
             reduced,
             verdict,
+            ..
         } => {
             let mut s = fmt_mbps(*mbps);
             if *reduced {
@@ -963,6 +1193,9 @@ fn report(opts: &Options, results: &[ModelResult], seconds: f64) -> String {
             Impl::Tokie => "`tokie` 0.1.4: reads Hugging Face `tokenizer.json` or its own `.tkz`, \
                             not `.model` (`Tokenizer::from_file` is tried on the `.model`)"
                 .to_owned(),
+            Impl::SimdtokFast | Impl::SimdtokLinear | Impl::Tokenizers => {
+                wordpiece_impl_text(*imp, &tier)
+            }
         };
         let _ = writeln!(out, "- {}: {what}", imp.label());
     }
@@ -1235,4 +1468,446 @@ fn report(opts: &Options, results: &[ModelResult], seconds: f64) -> String {
         );
     }
     out
+}
+
+// ---- the WordPiece report ----
+
+/// What runs in a WordPiece column.
+fn wordpiece_impl_text(imp: Impl, tier: &str) -> String {
+    match imp {
+        Impl::SimdtokFast | Impl::SimdtokLinear => format!(
+            "the `{tier}` tier, `Tokenizer::from_file_with_options` with `wordpiece_algorithm: \
+             Some(WordPieceAlgorithm::{})`, `lowercase: None` (the model's default), \
+             `add_special_tokens: false`; `encode_ids_into` with a reused vector (ids only)",
+            if imp == Impl::SimdtokFast {
+                "Fast"
+            } else {
+                "Linear"
+            }
+        ),
+        Impl::Tokenizers => "**the reference**: Hugging Face `tokenizers` 0.23.2 (newest stable; \
+                             default features off, `fancy-regex`). A `vocab.txt` is built as \
+                             Python's `BertWordPieceTokenizer(vocab, lowercase=True)` builds it \
+                             (WordPiece unk `[UNK]`, prefix `##`, 100 characters a word at most; \
+                             `[UNK] [SEP] [CLS] [PAD] [MASK]` as special tokens where the \
+                             vocabulary has them; `BertNormalizer(clean_text, \
+                             handle_chinese_chars, strip_accents=None, lowercase)`; \
+                             `BertPreTokenizer`); a `tokenizer.json` is read with \
+                             `Tokenizer::from_file`; truncation and padding off. \
+                             `encode_fast(text, false)`: its fastest exact single-text call \
+                             (`encode` also computes offsets)"
+            .to_owned(),
+        Impl::Kitoken => "`kitoken` 0.11.1: reads no `vocab.txt`, so the `tokenizer.json` (for \
+                          a `vocab.txt`, the one `tokenizers` writes for the model above) through \
+                          `Definition::from_tokenizers_file`, its padding and truncation removed, \
+                          `Kitoken::from_definition`; `encode(text, false)`"
+            .to_owned(),
+        Impl::Tokie => "`tokie` 0.1.4: reads no `vocab.txt`, so the same `tokenizer.json` \
+                        through `Tokenizer::from_json`, then `no_truncation().no_padding()`; \
+                        `encode_ids(text, false)`"
+            .to_owned(),
+        Impl::Simdtok | Impl::SpmCpp | Impl::SpmCrate | Impl::SpmPy => {
+            "(a SentencePiece implementation)".to_owned()
+        }
+    }
+}
+
+/// A WordPiece cell: like [`fmt_cell`], but a model that did not load says why in a footnote.
+fn fmt_cell_wp(cell: &Cell, imp: Impl, spec: &ModelSpec, notes: &mut Notes) -> String {
+    match cell {
+        Cell::NotLoaded(why) => {
+            // The same reason for every model makes one footnote: the path goes.
+            let why = why.replace(&format!("{}: ", spec.path.display()), "");
+            format!(
+                "n/a{}",
+                notes.mark(&format!("{} cannot load: {why}", imp.label()))
+            )
+        }
+        Cell::Done {
+            cpu_per_wall: Some(r),
+            ..
+        } if *r > MORE_THAN_ONE_THREAD => {
+            // Marked on the figure itself: it is not a one-thread figure.
+            let s = fmt_cell(cell, notes);
+            let (figure, rest) = s.split_once(' ').unwrap_or((&s, ""));
+            let mark = notes.mark(&format!(
+                "{} used more than one thread here: the process's CPU time was {r:.2}× the wall \
+                 time of the timed passes",
+                imp.label()
+            ));
+            format!(
+                "{figure}{mark}{}{rest}",
+                if rest.is_empty() { "" } else { " " }
+            )
+        }
+        other => fmt_cell(other, notes),
+    }
+}
+
+/// CPU time ÷ wall time above which a cell is marked as not on one thread (one thread gives at most
+/// 1, less the time waiting for the CPU).
+const MORE_THAN_ONE_THREAD: f64 = 1.15;
+
+/// The column order of the WordPiece tables: simdtok's two encoders, then the peers.
+const WP_COLUMNS: [Impl; 5] = [
+    Impl::SimdtokFast,
+    Impl::SimdtokLinear,
+    Impl::Tokenizers,
+    Impl::Kitoken,
+    Impl::Tokie,
+];
+
+fn report_wordpiece(opts: &Options, results: &[ModelResult], seconds: f64) -> String {
+    let mut out = String::new();
+    let mut notes = Notes::default();
+    let tier = simdtok::kernels::Kernels::active().map_or("?".to_owned(), |k| k.tier().to_string());
+    let rustc = std::process::Command::new("rustc")
+        .arg("--version")
+        .output()
+        .ok()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
+        .unwrap_or_default();
+    let command: Vec<String> = std::env::args().skip(1).collect();
+    let _ = writeln!(
+        out,
+        "Command: `cargo run --release -p bench-peers --{}{}`  ",
+        if command.is_empty() { "" } else { " " },
+        command.join(" ")
+    );
+    let _ = writeln!(
+        out,
+        "Date: {}; CPU: {}; simdtok tier: {tier}; {rustc}; {} s in all.  ",
+        measure::today(),
+        measure::cpu_model(),
+        seconds.round()
+    );
+    let words = results
+        .iter()
+        .flat_map(|m| &m.rows)
+        .find(|r| r.input == WP_WORDS.0)
+        .map(|r| r.bytes);
+    let _ = writeln!(
+        out,
+        "BERT WordPiece models, ids only, no special tokens. MB/s = 10^6 input bytes (line ends \
+         excluded) / median seconds of {} timed passes{}, one thread, after a warm-up pass that \
+         also checks every text's ids against **`tokenizers`' (the reference)**. Texts are the \
+         lines of each corpus{}; `repeat-a` and `repeat-中` are 10^6 bytes of one character as \
+         one text (`repeat-a` is one word over the 100 characters a word may have: `[UNK]`); \
+         `words-a99` is one text of words of exactly 100 `a` (the longest word still split into \
+         pieces) separated by single spaces{}. `≠N`: ids differ from `tokenizers`' on N texts \
+         (see below); `n/a [k]`: cannot load the model, note k says why. Ratios: simdtok fast \
+         MB/s ÷ `tokenizers`' and ÷ the fastest peer's (any peer, agreeing or not; `≠` if its \
+         ids differ), and simdtok linear ÷ simdtok fast.",
+        opts.passes,
+        if opts.passes > 1 {
+            " (round robin over the implementations)"
+        } else {
+            ""
+        },
+        if opts.quick {
+            " (--quick: the first 256 KiB of each)"
+        } else {
+            ""
+        },
+        words.map_or(String::new(), |b| format!(
+            " ({} words, {b} bytes)",
+            (b + 1) / (WP_WORDS.2 + 1)
+        )),
+    );
+    out.push('\n');
+    let columns: Vec<Impl> = WP_COLUMNS
+        .into_iter()
+        .filter(|i| opts.wp_impls.contains(i))
+        .collect();
+    let _ = writeln!(out, "Implementations:\n");
+    for &imp in &columns {
+        let _ = writeln!(
+            out,
+            "- {}: {}",
+            imp.label(),
+            wordpiece_impl_text(imp, &tier)
+        );
+    }
+    out.push('\n');
+
+    // Throughput.
+    let has = |i: Impl| columns.contains(&i);
+    let peers: Vec<Impl> = columns
+        .iter()
+        .copied()
+        .filter(|&i| i != Impl::SimdtokFast && i != Impl::SimdtokLinear)
+        .collect();
+    let mut header = "| model | input | MB | texts |".to_owned();
+    let mut rule = "|:---|:---|---:|---:|".to_owned();
+    for c in &columns {
+        let _ = write!(header, " {} |", c.label());
+        rule.push_str("---:|");
+    }
+    if has(Impl::SimdtokFast) {
+        header.push_str(" fast ÷ tokenizers | fast ÷ fastest peer |");
+        rule.push_str("---:|---:|");
+        if has(Impl::SimdtokLinear) {
+            header.push_str(" linear ÷ fast |");
+            rule.push_str("---:|");
+        }
+    }
+    let _ = writeln!(out, "{header}\n{rule}");
+    for m in results {
+        for (k, row) in m.rows.iter().enumerate() {
+            let model = if k == 0 {
+                format!("`{}`", m.spec.name)
+            } else {
+                String::new()
+            };
+            let _ = write!(
+                out,
+                "| {model} | `{}` | {:.2} | {} |",
+                row.input,
+                row.bytes as f64 / 1e6,
+                row.lines
+            );
+            for &c in &columns {
+                let cell = cell_of(row, c)
+                    .map_or(String::new(), |x| fmt_cell_wp(x, c, &m.spec, &mut notes));
+                let _ = write!(out, " {cell} |");
+            }
+            if has(Impl::SimdtokFast) {
+                let fast = cell_of(row, Impl::SimdtokFast).and_then(Cell::mbps);
+                let reference = cell_of(row, Impl::Tokenizers).and_then(Cell::mbps);
+                let fastest = peers
+                    .iter()
+                    .filter_map(|&p| {
+                        let c = cell_of(row, p)?;
+                        Some((p, c.mbps()?, c))
+                    })
+                    .max_by(|a, b| a.1.total_cmp(&b.1));
+                let best = match fastest {
+                    Some((p, v, c)) => {
+                        let r = ratio(fast, Some(v));
+                        if r.is_empty() {
+                            r
+                        } else {
+                            let differs = matches!(
+                                c,
+                                Cell::Done {
+                                    verdict: Verdict::Differs { .. },
+                                    ..
+                                }
+                            );
+                            format!("{r} ({}{})", p.label(), if differs { " ≠" } else { "" })
+                        }
+                    }
+                    None => String::new(),
+                };
+                let _ = write!(out, " {} | {best} |", ratio(fast, reference));
+                if has(Impl::SimdtokLinear) {
+                    let linear = cell_of(row, Impl::SimdtokLinear).and_then(Cell::mbps);
+                    let _ = write!(out, " {} |", ratio(linear, fast));
+                }
+            }
+            out.push('\n');
+        }
+    }
+    for (i, n) in notes.0.iter().enumerate() {
+        let _ = writeln!(out, "\n[{}] {n}", i + 1);
+    }
+
+    // The adversarial inputs against prose.
+    let _ = writeln!(
+        out,
+        "\n**Adversarial inputs vs prose** (prose = `{PROSE}`, same model; per-byte time ÷ \
+         prose's, lower is better):\n"
+    );
+    let mut header = "| model | input |".to_owned();
+    let mut rule = "|:---|:---|".to_owned();
+    for c in &columns {
+        let _ = write!(header, " {} |", c.label());
+        rule.push_str("---:|");
+    }
+    let _ = writeln!(out, "{header}\n{rule}");
+    for m in results {
+        let prose = find_row(m, PROSE);
+        for row in m.rows.iter().filter(|r| r.one_text) {
+            let _ = write!(out, "| `{}` | `{}` |", m.spec.name, row.input);
+            for &c in &columns {
+                let p = prose.and_then(|r| cell_of(r, c)).and_then(Cell::mbps);
+                let a = cell_of(row, c).and_then(Cell::mbps);
+                let text = match (p, a) {
+                    (Some(p), Some(a)) if a > 0.0 => format!("{:.2}×", p / a),
+                    (_, Some(a)) => format!("({} MB/s)", fmt_mbps(a)),
+                    _ => "–".to_owned(),
+                };
+                let _ = write!(out, " {text} |");
+            }
+            out.push('\n');
+        }
+    }
+
+    // Loading.
+    let _ = writeln!(
+        out,
+        "\n**Model load** (median of {} loads in a fresh process; RSS = growth of the process's \
+         resident set from before the first load to after it, model kept; /proc/self/statm; \
+         kitoken and tokie load a `tokenizer.json`, for a `vocab.txt` the one `tokenizers` \
+         writes):\n",
+        opts.loads
+    );
+    let mut header = "| model | file | MB |".to_owned();
+    let mut rule = "|:---|:---|---:|".to_owned();
+    for c in &columns {
+        let _ = write!(header, " {} |", c.label());
+        rule.push_str("---:|");
+    }
+    let _ = writeln!(out, "{header}\n{rule}");
+    for m in results {
+        let size = std::fs::metadata(&m.spec.path).map_or(0, |md| md.len());
+        let file = m
+            .spec
+            .path
+            .file_name()
+            .map_or(String::new(), |f| f.to_string_lossy().into_owned());
+        let _ = write!(
+            out,
+            "| `{}` | `{file}` | {:.2} |",
+            m.spec.name,
+            size as f64 / 1e6
+        );
+        for &c in &columns {
+            let text = match m.loads.iter().find(|(i, _)| *i == c).map(|(_, l)| l) {
+                Some(LoadCell::NotLoaded(_)) => "n/a".to_owned(),
+                Some(LoadCell::Done {
+                    median_ms,
+                    rss_delta,
+                }) => {
+                    let rss = rss_delta.map_or("?".to_owned(), |b| {
+                        format!("{:.1} MiB", b as f64 / 1048576.0)
+                    });
+                    format!("{median_ms:.1} ms, {rss}")
+                }
+                None => String::new(),
+            };
+            let _ = write!(out, " {text} |");
+        }
+        out.push('\n');
+    }
+    let mut reasons: Vec<String> = Vec::new();
+    for m in results {
+        let in_process = m
+            .rows
+            .iter()
+            .flat_map(|r| &r.cells)
+            .filter_map(|(imp, c)| match c {
+                Cell::NotLoaded(why) => Some((*imp, why)),
+                _ => None,
+            });
+        let probed = m.loads.iter().filter_map(|(imp, c)| match c {
+            LoadCell::NotLoaded(why) => Some((*imp, why)),
+            LoadCell::Done { .. } => None,
+        });
+        for (imp, why) in probed.chain(in_process) {
+            let line = format!("{} cannot load `{}`: {why}", imp.label(), m.spec.name);
+            if !reasons.contains(&line) {
+                reasons.push(line);
+            }
+        }
+    }
+    if !reasons.is_empty() {
+        out.push('\n');
+        for r in reasons {
+            let _ = writeln!(out, "- {r}");
+        }
+    }
+
+    // Differences.
+    let _ = writeln!(out, "\n**Ids that differ from `tokenizers`':**\n");
+    let mut any = false;
+    for m in results {
+        for row in &m.rows {
+            for &c in &columns {
+                if let Some(Cell::Done {
+                    verdict:
+                        Verdict::Differs {
+                            lines,
+                            total,
+                            example,
+                        },
+                    ..
+                }) = cell_of(row, c)
+                {
+                    any = true;
+                    let _ = writeln!(
+                        out,
+                        "- {} on `{}` × `{}`: {}. First: {example}",
+                        c.label(),
+                        m.spec.name,
+                        row.input,
+                        if row.one_text {
+                            "the one text".to_owned()
+                        } else {
+                            format!("{lines} of {total} texts")
+                        }
+                    );
+                }
+            }
+        }
+    }
+    if !any {
+        let _ = writeln!(
+            out,
+            "none: every implementation that ran agreed with `tokenizers` on every text."
+        );
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Result<Options, String> {
+        parse_args(args.iter().map(|a| (*a).to_owned()))
+    }
+
+    #[test]
+    fn words_input_is_max_length_words() {
+        let (name, ch, len) = WP_WORDS;
+        let input = Input::words(name, ch, len, REPEAT_BYTES);
+        assert!(input.one_text);
+        assert!(input.bytes.abs_diff(REPEAT_BYTES) <= len);
+        assert!(input.text.split(' ').all(|w| w.len() == len));
+        assert!(!input.text.contains("  "));
+    }
+
+    #[test]
+    fn family_option() {
+        assert_eq!(parse(&[]).unwrap().family, Families::All);
+        assert_eq!(parse(&["--family", "spm"]).unwrap().family, Families::Spm);
+        assert_eq!(
+            parse(&["--family", "wordpiece"]).unwrap().family,
+            Families::WordPiece
+        );
+        assert!(parse(&["--family", "bpe"]).is_err());
+    }
+
+    #[test]
+    fn impls_split_by_family() {
+        let o = parse(&["--impls", "kitoken,simdtok"]).unwrap();
+        assert_eq!(o.impls, [Impl::Simdtok, Impl::Kitoken]);
+        assert_eq!(
+            o.wp_impls,
+            [
+                Impl::Tokenizers,
+                Impl::SimdtokFast,
+                Impl::SimdtokLinear,
+                Impl::Kitoken
+            ]
+        );
+        let o = parse(&["--impls", "tokie,simdtok-linear"]).unwrap();
+        assert_eq!(o.impls, [Impl::Simdtok, Impl::Tokie]);
+        assert_eq!(
+            o.wp_impls,
+            [Impl::Tokenizers, Impl::SimdtokLinear, Impl::Tokie]
+        );
+        assert!(parse(&["--impls", "nope"]).is_err());
+    }
 }

@@ -42,6 +42,21 @@ pub fn time_pass(enc: &mut dyn Encoder, text: &str, spans: &[Range<usize>]) -> f
     start.elapsed().as_secs_f64()
 }
 
+/// CPU seconds (user + system) this process has used, all its threads (ended ones included):
+/// compared with wall time, it shows whether an implementation used more than one thread.
+pub fn cpu_seconds() -> f64 {
+    // SAFETY: getrusage fills the struct it is given.
+    let usage = unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        if libc::getrusage(libc::RUSAGE_SELF, &mut usage) != 0 {
+            return f64::NAN;
+        }
+        usage
+    };
+    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
+    secs(usage.ru_utime) + secs(usage.ru_stime)
+}
+
 /// The CPU model (first `model name` of /proc/cpuinfo) and the number of logical CPUs.
 pub fn cpu_model() -> String {
     let info = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
