@@ -6,170 +6,23 @@
 //! SIMDTOK_REQUIRE_TIERS, as in the kernel tests). Models and corpora that live in
 //! `../shared/data` (or `$SIMDTOK_SHARED_DATA`) are skipped with a message when it is absent.
 
-use std::collections::HashMap;
-use std::io::Read;
-use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+#[path = "common/golden.rs"]
+mod golden;
 
+use std::collections::HashMap;
+use std::path::Path;
+
+use golden::{
+    Golden, case_label, case_text, first_difference, golden_files, ids_digest, json_ids,
+    json_pieces, json_spans, model_path, pieces_digest, read_golden, required_tiers, sha256_hex,
+    spans_digest,
+};
 use libtest_mimic::{Arguments, Failed, Trial};
 use serde_json::Value;
-use sha2::{Digest, Sha256};
 use simdtok::Tokenizer;
 use simdtok::kernels::{Kernels, Tier};
 
 const GOLDEN_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/sentencepiece");
-
-fn shared_data() -> Option<PathBuf> {
-    let dir = std::env::var_os("SIMDTOK_SHARED_DATA")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data"));
-    dir.is_dir().then_some(dir)
-}
-
-fn sha256_hex(bytes: &[u8]) -> String {
-    Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
-}
-
-struct Golden {
-    header: Value,
-    cases: Vec<Value>,
-}
-
-fn read_golden(path: &Path) -> Golden {
-    let mut raw = Vec::new();
-    flate2::read::GzDecoder::new(std::fs::File::open(path).expect("golden file"))
-        .read_to_end(&mut raw)
-        .expect("gzip");
-    // Split on 0x0A only: strings may hold U+2028 and friends raw.
-    let mut lines = raw
-        .split(|&b| b == b'\n')
-        .filter(|l| !l.is_empty())
-        .map(|l| serde_json::from_slice::<Value>(l).expect("JSON line"));
-    let header = lines.next().expect("header");
-    Golden {
-        header,
-        cases: lines.collect(),
-    }
-}
-
-/// Where the model of a golden file is, if available here.
-fn model_path(header: &Value) -> Result<PathBuf, String> {
-    let location = header["model_location"].as_str().expect("model_location");
-    if let Some(rel) = location.strip_prefix("repo:") {
-        return Ok(Path::new(env!("CARGO_MANIFEST_DIR")).join(rel));
-    }
-    let rel = location.strip_prefix("shared:").expect("repo: or shared:");
-    let data = shared_data().ok_or_else(|| {
-        format!("{rel} is in ../shared/data, which is absent (set SIMDTOK_SHARED_DATA)")
-    })?;
-    Ok(data.join(rel))
-}
-
-/// The lines of one corpus file.
-type Lines = std::sync::Arc<Vec<Vec<u8>>>;
-
-/// The corpus files' lines, read once per process.
-fn corpus_lines(name: &str) -> Option<Lines> {
-    static CACHE: Mutex<Option<HashMap<String, Lines>>> = Mutex::new(None);
-    let data = shared_data()?;
-    let mut cache = CACHE.lock().unwrap();
-    let cache = cache.get_or_insert_with(HashMap::new);
-    if let Some(lines) = cache.get(name) {
-        return Some(lines.clone());
-    }
-    let bytes = std::fs::read(data.join("corpora").join(name)).ok()?;
-    let mut lines: Vec<Vec<u8>> = bytes.split(|&b| b == b'\n').map(<[u8]>::to_vec).collect();
-    if bytes.ends_with(b"\n") {
-        lines.pop();
-    }
-    let lines = std::sync::Arc::new(lines);
-    cache.insert(name.to_owned(), lines.clone());
-    Some(lines)
-}
-
-/// The input text of a case, or `None` when its corpus is not available here.
-fn case_text(case: &Value) -> Option<String> {
-    if let Some(text) = case["text"].as_str() {
-        return Some(text.to_owned());
-    }
-    if let Some(gen_) = case.get("gen") {
-        let mut text = String::new();
-        for part in gen_["parts"].as_array().expect("parts") {
-            let unit = part["unit"].as_str().expect("unit");
-            text.push_str(&unit.repeat(part["times"].as_u64().expect("times") as usize));
-        }
-        return Some(text);
-    }
-    let lines = corpus_lines(case["corpus"].as_str().expect("corpus"))?;
-    let range = case["lines"].as_array().expect("lines");
-    let (s, e) = (
-        range[0].as_u64().unwrap() as usize,
-        range[1].as_u64().unwrap() as usize,
-    );
-    Some(String::from_utf8(lines[s..e].join(&b'\n')).expect("corpus lines are UTF-8"))
-}
-
-fn ids_digest(ids: &[u32]) -> String {
-    let s: Vec<String> = ids.iter().map(u32::to_string).collect();
-    sha256_hex(s.join(" ").as_bytes())
-}
-
-fn pieces_digest(pieces: &[String]) -> String {
-    let mut bytes = Vec::new();
-    for p in pieces {
-        bytes.extend_from_slice(p.as_bytes());
-        bytes.push(0xFF);
-    }
-    sha256_hex(&bytes)
-}
-
-fn spans_digest(spans: &[(u32, u32)]) -> String {
-    let s: Vec<String> = spans.iter().map(|(b, e)| format!("{b},{e}")).collect();
-    sha256_hex(s.join(" ").as_bytes())
-}
-
-fn json_ids(v: &Value) -> Vec<u32> {
-    v.as_array()
-        .expect("ids")
-        .iter()
-        .map(|x| x.as_u64().unwrap() as u32)
-        .collect()
-}
-
-fn json_pieces(v: &Value) -> Vec<String> {
-    v.as_array()
-        .expect("pieces")
-        .iter()
-        .map(|x| x.as_str().unwrap().to_owned())
-        .collect()
-}
-
-fn json_spans(v: &Value) -> Vec<(u32, u32)> {
-    v.as_array()
-        .expect("spans")
-        .iter()
-        .map(|x| (x[0].as_u64().unwrap() as u32, x[1].as_u64().unwrap() as u32))
-        .collect()
-}
-
-/// The first difference between two sequences, for messages.
-fn first_difference<T: PartialEq + std::fmt::Debug>(got: &[T], want: &[T]) -> String {
-    let i = got
-        .iter()
-        .zip(want)
-        .position(|(a, b)| a != b)
-        .unwrap_or(got.len().min(want.len()));
-    format!(
-        "first difference at {i}: got {:?}, want {:?} (lengths {} / {})",
-        &got[i.min(got.len())..(i + 3).min(got.len())],
-        &want[i.min(want.len())..(i + 3).min(want.len())],
-        got.len(),
-        want.len()
-    )
-}
 
 /// Checks one case; `Err` lists what differs.
 fn check_case(tok: &Tokenizer, case: &Value, text: &str) -> Result<(), String> {
@@ -253,13 +106,6 @@ fn check_case(tok: &Tokenizer, case: &Value, text: &str) -> Result<(), String> {
     }
 }
 
-fn case_label(case: &Value) -> String {
-    match case["source"].as_str() {
-        Some("corpus") => format!("{}:{}", case["corpus"].as_str().unwrap(), case["lines"]),
-        _ => format!("edge:{}", case["name"].as_str().unwrap_or("?")),
-    }
-}
-
 fn run(golden: &Golden, model: &Path, kernels: &'static Kernels) -> Result<(), Failed> {
     let bytes = std::fs::read(model).map_err(|e| format!("{}: {e}", model.display()))?;
     if sha256_hex(&bytes) != golden.header["model_sha256"].as_str().unwrap() {
@@ -313,30 +159,11 @@ fn run(golden: &Golden, model: &Path, kernels: &'static Kernels) -> Result<(), F
     .into())
 }
 
-fn required_tiers() -> Vec<Tier> {
-    std::env::var("SIMDTOK_REQUIRE_TIERS")
-        .ok()
-        .map(|v| {
-            v.split(',')
-                .map(str::trim)
-                .filter(|s| !s.is_empty())
-                .map(|s| s.parse().expect("SIMDTOK_REQUIRE_TIERS names tiers"))
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
 fn main() {
     let args = Arguments::from_args();
     let required = required_tiers();
-    let mut files: Vec<PathBuf> = std::fs::read_dir(GOLDEN_DIR)
-        .expect("tests/golden/sentencepiece")
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.to_string_lossy().ends_with(".jsonl.gz"))
-        .collect();
-    files.sort();
     let mut trials = Vec::new();
-    for file in files {
+    for file in golden_files(GOLDEN_DIR) {
         let stem = file
             .file_name()
             .unwrap()
