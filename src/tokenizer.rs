@@ -45,9 +45,10 @@ impl ModelKind {
             ModelKind::TokenizerJson
         } else if name.ends_with(".tiktoken") || is_tiktoken_line(first_line) {
             ModelKind::Tiktoken
-        } else if text.is_some()
-            && !first_line.is_empty()
-            && !first_line.contains(char::is_whitespace)
+        } else if name.ends_with(".txt")
+            || (text.is_some()
+                && !first_line.is_empty()
+                && !first_line.contains(char::is_whitespace))
         {
             ModelKind::VocabTxt
         } else {
