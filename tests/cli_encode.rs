@@ -714,3 +714,82 @@ fn count_with_threads_matches_one_thread() {
     let four = ok(with_model("count", &["--threads", "4"], text.as_bytes()));
     assert_eq!(one, four);
 }
+
+// ---- WordPiece ----
+
+fn bert(file: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/wordpiece")
+        .join(file)
+        .display()
+        .to_string()
+}
+
+#[test]
+fn wordpiece_models_encode_decode_and_add_special_tokens() {
+    let vocab = bert("bert-base-uncased.vocab.txt");
+    let json = bert("all-MiniLM-L6-v2.bert-uncased.tokenizer.json");
+    let text = "Hello, World! [CLS] unaffable\n";
+    let run = |model: &str, extra: &[&str]| {
+        let mut args = vec!["encode", "--model", model, "--output-format", "jsonl"];
+        args.extend_from_slice(extra);
+        ok_text(simdtok(&args, text.as_bytes()))
+    };
+    // The reference (tokenizers 0.23.3): hello , world ! [CLS] una ##ffa ##ble
+    let want = "{\"ids\": [7592, 1010, 2088, 999, 101, 14477, 20961, 3468], \"offsets\": \
+                [[0, 5], [5, 6], [7, 12], [12, 13], [14, 19], [20, 23], [23, 26], [26, 29]]}\n";
+    for model in [&vocab, &json] {
+        assert_eq!(run(model, &[]), want, "{model}");
+        for algorithm in ["fast", "linear"] {
+            assert_eq!(run(model, &["--wordpiece-algorithm", algorithm]), want);
+        }
+        let special = run(model, &["--add-special-tokens"]);
+        assert!(
+            special.starts_with("{\"ids\": [101, 7592,") && special.contains("3468, 102]"),
+            "{special}"
+        );
+    }
+    // Cased: no lowercasing, no accent stripping.
+    let cased = ok_text(simdtok(
+        &[
+            "encode",
+            "--model",
+            &vocab,
+            "--no-lowercase",
+            "--output-format",
+            "pieces",
+        ],
+        "Café\n".as_bytes(),
+    ));
+    assert_eq!(cased, "[\"[UNK]\"]\n");
+    // Decode joins continuation pieces and drops special tokens.
+    let decoded = ok_text(simdtok(
+        &["decode", "--model", &vocab],
+        b"101 7592 1010 2088 999 14477 20961 3468 102\n",
+    ));
+    assert_eq!(decoded, "hello, world! unaffable\n");
+    // Options that do not apply.
+    fails(
+        &simdtok(&["encode", "--model", &json, "--no-lowercase"], b"x\n"),
+        2,
+        &["--no-lowercase", "vocab.txt"],
+    );
+    fails(
+        &encode(&["--wordpiece-algorithm", "linear"], b"x\n"),
+        2,
+        &["--wordpiece-algorithm", "WordPiece"],
+    );
+    // An unknown algorithm is clap's usage error.
+    let out = simdtok(
+        &[
+            "encode",
+            "--model",
+            &vocab,
+            "--wordpiece-algorithm",
+            "quadratic",
+        ],
+        b"x\n",
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("quadratic"));
+}
