@@ -16,10 +16,11 @@ pub mod models;
 pub mod normalize;
 pub mod options;
 pub mod pipeline;
+pub mod pretokenize;
 pub mod tokenizer;
 
 pub use encoding::Encoding;
 pub use error::{Error, Result};
-pub use options::{LoadOptions, WordPieceAlgorithm};
+pub use options::{LoadOptions, TiktokenEncoding, WordPieceAlgorithm};
 pub use simdtok_kernels as kernels;
 pub use tokenizer::{ModelKind, Tokenizer};

@@ -1,5 +1,7 @@
 //! How a model is loaded: the choices a caller can make beyond the file itself.
 
+pub use crate::pipeline::tiktoken::Encodings as TiktokenEncoding;
+
 /// Which WordPiece encoder runs. Both give identical output; they differ in speed only.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum WordPieceAlgorithm {
@@ -50,4 +52,11 @@ pub struct LoadOptions {
     pub add_special_tokens: bool,
     /// The WordPiece encoder; `None` for [`WordPieceAlgorithm::DEFAULT`]. Ignored by other models.
     pub wordpiece_algorithm: Option<WordPieceAlgorithm>,
+    /// tiktoken files only: the encoding (pattern and special tokens); `None` for the one the
+    /// file name implies. Refused for other kinds of model.
+    pub tiktoken_encoding: Option<TiktokenEncoding>,
+    /// tiktoken files only: recognise the encoding's special tokens (`<|endoftext|>`, …) in the
+    /// text, as `encode(text, allowed_special="all")`; by default none is, as with
+    /// `encode_ordinary`. Refused for other kinds of model.
+    pub allow_special: bool,
 }

@@ -8,10 +8,13 @@ use simdtok_kernels::{Kernels, TierRequest};
 use crate::encoding::Encoding;
 use crate::error::{Error, Result};
 use crate::load::spm_proto;
+use crate::load::tiktoken;
 use crate::load::tokenizer_json::TokenizerJson;
-use crate::options::LoadOptions;
+use crate::models::byte_bpe::ByteBpe;
+use crate::options::{LoadOptions, TiktokenEncoding};
 use crate::pipeline::bert_load;
 use crate::pipeline::spm::SentencePiece;
+use crate::pipeline::tiktoken::Tiktoken;
 use crate::pipeline::wordpiece::BertWordPiece;
 
 /// The kind of a model file, detected from its content (and name).
@@ -25,6 +28,9 @@ pub enum ModelKind {
     Tiktoken,
     /// BERT `vocab.txt` (one token per line).
     VocabTxt,
+    /// GPT-2's `encoder.json` (or `vocab.json`), with its merges (`vocab.bpe` or `merges.txt`)
+    /// beside it.
+    Gpt2,
 }
 
 impl ModelKind {
@@ -41,6 +47,10 @@ impl ModelKind {
         let first_line = text.and_then(|t| t.lines().next()).unwrap_or("");
         if name.ends_with(".model") {
             ModelKind::SentencePiece
+        } else if (name.ends_with("encoder.json") || name.ends_with("vocab.json"))
+            && gpt2_merges_beside(path).is_some()
+        {
+            ModelKind::Gpt2
         } else if head.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{') {
             ModelKind::TokenizerJson
         } else if name.ends_with(".tiktoken") || is_tiktoken_line(first_line) {
@@ -63,6 +73,7 @@ impl ModelKind {
             ModelKind::TokenizerJson => "tokenizer.json",
             ModelKind::Tiktoken => "tiktoken",
             ModelKind::VocabTxt => "vocab.txt",
+            ModelKind::Gpt2 => "GPT-2 encoder.json",
         }
     }
 }
@@ -86,12 +97,27 @@ fn refuse_options(
             "the lowercase option applies only to BERT vocab.txt models, not {kind}"
         ));
     }
-    if options.add_special_tokens && kind == "SentencePiece" {
+    let is_tiktoken = matches!(kind, "tiktoken" | "GPT-2");
+    if (options.tiktoken_encoding.is_some() || options.allow_special) && !is_tiktoken {
+        return refuse(format!(
+            "the tiktoken encoding and allow-special options apply only to tiktoken files, not {kind}"
+        ));
+    }
+    if options.add_special_tokens && matches!(kind, "SentencePiece" | "tiktoken" | "GPT-2") {
         return refuse(format!(
             "adding special tokens is not supported for {kind} models yet"
         ));
     }
     Ok(())
+}
+
+/// The merges file next to a GPT-2 `encoder.json`/`vocab.json`.
+fn gpt2_merges_beside(path: &Path) -> Option<std::path::PathBuf> {
+    let dir = path.parent()?;
+    ["vocab.bpe", "merges.txt"]
+        .into_iter()
+        .map(|n| dir.join(n))
+        .find(|p| p.is_file())
 }
 
 fn is_tiktoken_line(line: &str) -> bool {
@@ -110,6 +136,7 @@ fn is_tiktoken_line(line: &str) -> bool {
 enum Inner {
     SentencePiece(Box<SentencePiece>),
     WordPiece(Box<BertWordPiece>),
+    Tiktoken(Box<Tiktoken>),
 }
 
 fn model_error(path: &str, reason: String) -> Error {
@@ -195,11 +222,62 @@ impl Tokenizer {
                     }),
                 }
             }
-            ModelKind::Tiktoken => Err(Error::Unsupported {
-                path: shown,
-                what: "a tiktoken rank file".into(),
-            }),
+            ModelKind::Tiktoken => {
+                refuse_options(&shown, "tiktoken", options, false)?;
+                let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+                let encoding = options
+                    .tiktoken_encoding
+                    .or_else(|| TiktokenEncoding::from_file_name(name))
+                    .ok_or_else(|| Error::Option {
+                        path: shown.clone(),
+                        reason: "the encoding (r50k, p50k, cl100k or o200k) cannot be told from \
+                                 the file name: name it"
+                            .into(),
+                    })?;
+                let ranks =
+                    tiktoken::parse_rank_file(&bytes).map_err(|r| model_error(&shown, r))?;
+                let specials: Vec<(String, u32)> = encoding
+                    .special_tokens()
+                    .iter()
+                    .map(|&(t, id)| (t.to_string(), id))
+                    .collect();
+                Tokenizer::tiktoken(&shown, ranks, encoding, &specials, options, kernels)
+            }
+            ModelKind::Gpt2 => {
+                refuse_options(&shown, "GPT-2", options, false)?;
+                let merges_path = gpt2_merges_beside(path).expect("detected beside it");
+                let merges = std::fs::read(&merges_path).map_err(|source| Error::Io {
+                    path: merges_path.display().to_string(),
+                    source,
+                })?;
+                let (ranks, specials) =
+                    tiktoken::parse_gpt2(&bytes, &merges).map_err(|r| model_error(&shown, r))?;
+                let encoding = options.tiktoken_encoding.unwrap_or(TiktokenEncoding::R50k);
+                Tokenizer::tiktoken(&shown, ranks, encoding, &specials, options, kernels)
+            }
         }
+    }
+
+    fn tiktoken(
+        shown: &str,
+        ranks: Vec<(Vec<u8>, u32)>,
+        encoding: TiktokenEncoding,
+        specials: &[(String, u32)],
+        options: &LoadOptions,
+        kernels: &'static Kernels,
+    ) -> Result<Tokenizer> {
+        let bpe = ByteBpe::new(ranks, kernels).map_err(|r| model_error(shown, r))?;
+        let tok = Tiktoken::new(
+            bpe,
+            encoding.pattern(),
+            specials,
+            options.allow_special,
+            kernels,
+        )
+        .map_err(|r| model_error(shown, r))?;
+        Ok(Tokenizer {
+            inner: Inner::Tiktoken(Box::new(tok)),
+        })
     }
 
     /// The token ids of `text`.
@@ -215,6 +293,7 @@ impl Tokenizer {
         match &self.inner {
             Inner::SentencePiece(s) => s.encode_ids_into(text, ids),
             Inner::WordPiece(w) => w.encode_ids_into(text, ids),
+            Inner::Tiktoken(t) => t.encode_ids_into(text, ids),
         }
     }
 
@@ -230,6 +309,7 @@ impl Tokenizer {
         match &self.inner {
             Inner::SentencePiece(s) => s.encode_into(text, out, pieces),
             Inner::WordPiece(w) => w.encode_into(text, out, pieces),
+            Inner::Tiktoken(t) => t.encode_into(text, out, pieces),
         }
     }
 
@@ -244,6 +324,10 @@ impl Tokenizer {
                 id,
                 size: w.vocab_size(),
             }),
+            Inner::Tiktoken(t) => t.decode(ids).map_err(|id| Error::IdOutOfRange {
+                id,
+                size: t.vocab_size(),
+            }),
         }
     }
 
@@ -252,6 +336,7 @@ impl Tokenizer {
         match &self.inner {
             Inner::SentencePiece(s) => s.vocab().len(),
             Inner::WordPiece(w) => w.vocab_size(),
+            Inner::Tiktoken(t) => t.vocab_size(),
         }
     }
 
@@ -260,6 +345,7 @@ impl Tokenizer {
         match &self.inner {
             Inner::SentencePiece(s) => s.vocab().pieces().get(id as usize).map(|p| p.text.as_str()),
             Inner::WordPiece(w) => w.id_to_token(id),
+            Inner::Tiktoken(t) => t.token_bytes(id).and_then(|b| std::str::from_utf8(b).ok()),
         }
     }
 
@@ -268,6 +354,7 @@ impl Tokenizer {
         match &self.inner {
             Inner::SentencePiece(s) => s.kernels(),
             Inner::WordPiece(w) => w.kernels(),
+            Inner::Tiktoken(t) => t.kernels(),
         }
     }
 }

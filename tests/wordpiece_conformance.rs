@@ -59,6 +59,7 @@ fn load(
             lowercase: lowercase_option(config),
             add_special_tokens,
             wordpiece_algorithm: Some(algorithm),
+            ..LoadOptions::default()
         };
         Tokenizer::from_file_with_options(model, kernels, &options).map_err(|e| {
             format!(

@@ -340,6 +340,7 @@ fn load_wordpiece(imp: Impl, model: &ModelSpec) -> Result<Box<dyn Encoder>, Stri
                 lowercase: None,
                 add_special_tokens: false,
                 wordpiece_algorithm: Some(algorithm),
+                ..simdtok::LoadOptions::default()
             };
             let tok = simdtok::Tokenizer::from_file_with_options(&model.path, kernels, &options)
                 .map_err(|e| e.to_string())?;

@@ -3,8 +3,8 @@
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
-use simdtok::WordPieceAlgorithm;
 use simdtok::kernels::TierRequest;
+use simdtok::{TiktokenEncoding, WordPieceAlgorithm};
 
 /// The model and the SIMD tier to run it with.
 #[derive(Args, Debug)]
@@ -39,6 +39,10 @@ pub struct EncodeOptions {
     /// default) or `linear` (LinMaxMatch); both give the same tokens.
     #[arg(long, value_name = "ALGORITHM")]
     pub wordpiece_algorithm: Option<WordPieceAlgorithm>,
+    /// Recognise the encoding's special tokens (`<|endoftext|>`, …) in the text (tiktoken
+    /// files; by default none is, as with tiktoken's `encode_ordinary`).
+    #[arg(long)]
+    pub allow_special: bool,
 }
 
 impl EncodeOptions {
@@ -68,19 +72,14 @@ pub enum Pattern {
 }
 
 impl Pattern {
-    /// The pattern a rank file's name implies (`cl100k_base.tiktoken` → cl100k), if any.
-    pub fn from_file_name(name: &str) -> Option<Pattern> {
-        let name = name.to_ascii_lowercase();
-        [
-            ("o200k", Pattern::O200k),
-            ("cl100k", Pattern::Cl100k),
-            ("p50k", Pattern::P50k),
-            ("r50k", Pattern::R50k),
-            ("gpt2", Pattern::R50k),
-        ]
-        .into_iter()
-        .find(|(key, _)| name.contains(key))
-        .map(|(_, p)| p)
+    /// The library's name for the encoding.
+    pub fn encoding(self) -> TiktokenEncoding {
+        match self {
+            Pattern::R50k => TiktokenEncoding::R50k,
+            Pattern::P50k => TiktokenEncoding::P50k,
+            Pattern::Cl100k => TiktokenEncoding::Cl100k,
+            Pattern::O200k => TiktokenEncoding::O200k,
+        }
     }
 }
 

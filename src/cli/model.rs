@@ -20,6 +20,8 @@ pub fn load(args: &ModelArgs, options: Option<&EncodeOptions>) -> CliResult<Toke
             lowercase: options.lowercase(),
             add_special_tokens: options.add_special_tokens,
             wordpiece_algorithm: options.wordpiece_algorithm,
+            tiktoken_encoding: options.pattern.map(Pattern::encoding),
+            allow_special: options.allow_special,
         };
     }
     let loaded = match args.tier {
@@ -77,19 +79,16 @@ fn check_options(path: &Path, kind: ModelKind, options: &EncodeOptions) -> CliRe
             )));
         }
     }
-    if let Some(pattern) = options.pattern {
-        if kind != ModelKind::Tiktoken {
-            return Err(Failure::usage(format!(
-                "--pattern applies only to tiktoken rank files ({model})"
-            )));
-        }
-        // The pattern the file name implies is the default; only another one changes the result.
-        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-        if Pattern::from_file_name(name) != Some(pattern) {
-            return Err(Failure::usage(format!(
-                "--pattern is not supported for this model yet ({model})"
-            )));
-        }
+    let tiktoken = matches!(kind, ModelKind::Tiktoken | ModelKind::Gpt2);
+    if options.pattern.is_some() && !tiktoken {
+        return Err(Failure::usage(format!(
+            "--pattern applies only to tiktoken rank files ({model})"
+        )));
+    }
+    if options.allow_special && !tiktoken {
+        return Err(Failure::usage(format!(
+            "--allow-special applies only to tiktoken rank files ({model})"
+        )));
     }
     Ok(())
 }

@@ -1,5 +1,6 @@
 //! Segmentation algorithms over a vocabulary, independent of the file a model came from.
 
+pub mod byte_bpe;
 pub mod rank_queue;
 pub mod spm_bpe;
 pub mod unigram;

@@ -12,6 +12,13 @@ use crate::load::spm_proto::{PieceKind, SpmPiece, piece_of_byte};
 #[derive(Clone, Copy)]
 pub struct Crc32cState(&'static Kernels);
 
+impl Crc32cState {
+    /// Hashing with the CRC-32C kernel of `kernels`.
+    pub fn new(kernels: &'static Kernels) -> Crc32cState {
+        Crc32cState(kernels)
+    }
+}
+
 /// The hasher of [`Crc32cState`].
 pub struct Crc32cHasher {
     kernels: &'static Kernels,

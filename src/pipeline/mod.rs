@@ -2,6 +2,8 @@
 
 pub mod added_tokens;
 pub mod bert_load;
+pub mod pretokenize_shim;
 pub mod spm;
+pub mod tiktoken;
 pub mod word_cache;
 pub mod wordpiece;

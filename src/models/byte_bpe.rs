@@ -1,0 +1,296 @@
+//! Byte-level BPE over a rank table, as tiktoken defines it: a piece that is a token is that
+//! token; otherwise start from single bytes and repeatedly merge the adjacent pair whose
+//! concatenation has the lowest rank (the leftmost of equal ranks) until no adjacent pair is a
+//! token.
+//!
+//! Parts are always adjacent ranges of the piece, so a pair's concatenation is a slice of the
+//! piece: ranks are looked up by slice (hashed with the CRC-32C kernel), nothing is copied.
+//! Short pieces — nearly all of them — use tiktoken's own loop (a linear scan for the minimum
+//! over a small array); long ones a heap over a linked list of parts, O(n log n) instead of
+//! O(n²), with the same choice at every step: the minimum (rank, start), starts being unique.
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
+
+use simdtok_kernels::Kernels;
+
+use crate::models::vocab::Crc32cState;
+
+/// Pieces up to this many bytes take tiktoken's quadratic loop, which is faster there.
+const SHORT_PIECE: usize = 64;
+const NONE: u32 = u32::MAX;
+
+/// A rank table and its encoder.
+#[derive(Debug)]
+pub struct ByteBpe {
+    ranks: HashMap<Box<[u8]>, u32, Crc32cState>,
+    /// The bytes of each id (`None` for ids no token has).
+    tokens: Vec<Option<Box<[u8]>>>,
+}
+
+/// One token of a piece: its id and its length in bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PieceToken {
+    /// The id (the rank).
+    pub id: u32,
+    /// Bytes of the piece it covers.
+    pub len: u32,
+}
+
+/// Buffers reused across pieces.
+#[derive(Default, Debug)]
+pub struct BpeScratch {
+    parts: Vec<(u32, u32)>,
+    next: Vec<u32>,
+    prev: Vec<u32>,
+    rank: Vec<u32>,
+    heap: BinaryHeap<Reverse<(u32, u32)>>,
+}
+
+impl ByteBpe {
+    /// The table of `(token bytes, rank)` pairs. Every single byte must be a token (else some
+    /// text could not be encoded); a token listed twice is an error.
+    pub fn new(pairs: Vec<(Vec<u8>, u32)>, kernels: &'static Kernels) -> Result<ByteBpe, String> {
+        let size = pairs
+            .iter()
+            .map(|&(_, r)| r as usize + 1)
+            .max()
+            .unwrap_or(0);
+        let mut tokens: Vec<Option<Box<[u8]>>> = vec![None; size];
+        let mut ranks = HashMap::with_capacity_and_hasher(pairs.len(), Crc32cState::new(kernels));
+        for (bytes, rank) in pairs {
+            if bytes.is_empty() {
+                return Err(format!("rank {rank} has an empty token"));
+            }
+            let bytes: Box<[u8]> = bytes.into_boxed_slice();
+            if ranks.insert(bytes.clone(), rank).is_some() {
+                return Err(format!(
+                    "token {:?} is listed twice",
+                    String::from_utf8_lossy(&bytes)
+                ));
+            }
+            if tokens[rank as usize].replace(bytes).is_some() {
+                return Err(format!("rank {rank} is given to two tokens"));
+            }
+        }
+        if let Some(b) = (0..=255u8).find(|&b| !ranks.contains_key(&[b][..])) {
+            return Err(format!(
+                "byte 0x{b:02X} has no token, so some texts cannot be encoded"
+            ));
+        }
+        Ok(ByteBpe { ranks, tokens })
+    }
+
+    /// One past the largest id.
+    pub fn len(&self) -> usize {
+        self.tokens.len()
+    }
+
+    /// Whether the table is empty (never, once built).
+    pub fn is_empty(&self) -> bool {
+        self.tokens.is_empty()
+    }
+
+    /// The bytes of `id`.
+    pub fn token_bytes(&self, id: u32) -> Option<&[u8]> {
+        self.tokens.get(id as usize)?.as_deref()
+    }
+
+    /// The rank of exactly `bytes`.
+    #[inline]
+    pub fn rank(&self, bytes: &[u8]) -> Option<u32> {
+        self.ranks.get(bytes).copied()
+    }
+
+    /// Appends the tokens of `piece` (non-empty) to `out`.
+    #[inline]
+    pub fn encode_piece(&self, piece: &[u8], scratch: &mut BpeScratch, out: &mut Vec<PieceToken>) {
+        if let Some(id) = self.rank(piece) {
+            out.push(PieceToken {
+                id,
+                len: piece.len() as u32,
+            });
+        } else if piece.len() <= SHORT_PIECE {
+            self.merge_short(piece, scratch, out);
+        } else {
+            self.merge_long(piece, scratch, out);
+        }
+    }
+
+    fn rank_or_none(&self, bytes: &[u8]) -> u32 {
+        self.rank(bytes).unwrap_or(NONE)
+    }
+
+    /// tiktoken's `_byte_pair_merge`: `parts[i] = (start, rank of merging part i with i + 1)`.
+    fn merge_short(&self, piece: &[u8], scratch: &mut BpeScratch, out: &mut Vec<PieceToken>) {
+        let parts = &mut scratch.parts;
+        parts.clear();
+        for i in 0..piece.len() - 1 {
+            parts.push((i as u32, self.rank_or_none(&piece[i..i + 2])));
+        }
+        parts.push((piece.len() as u32 - 1, NONE));
+        parts.push((piece.len() as u32, NONE));
+        // The rank of merging part i with part i + 1 once part i + 1 has absorbed i + 2.
+        let after_merge = |parts: &[(u32, u32)], i: usize| {
+            if i + 3 < parts.len() {
+                self.rank_or_none(&piece[parts[i].0 as usize..parts[i + 3].0 as usize])
+            } else {
+                NONE
+            }
+        };
+        loop {
+            let mut min = (NONE, 0usize);
+            for (i, &(_, r)) in parts[..parts.len() - 1].iter().enumerate() {
+                if r < min.0 {
+                    min = (r, i);
+                }
+            }
+            if min.0 == NONE {
+                break;
+            }
+            let i = min.1;
+            if i > 0 {
+                parts[i - 1].1 = after_merge(parts, i - 1);
+            }
+            parts[i].1 = after_merge(parts, i);
+            parts.remove(i + 1);
+        }
+        for w in parts.windows(2) {
+            let (a, b) = (w[0].0 as usize, w[1].0 as usize);
+            out.push(PieceToken {
+                id: self.rank(&piece[a..b]).expect("every part is a token"),
+                len: (b - a) as u32,
+            });
+        }
+    }
+
+    /// The same merges, with a heap of (rank, start) over a linked list of parts.
+    fn merge_long(&self, piece: &[u8], scratch: &mut BpeScratch, out: &mut Vec<PieceToken>) {
+        let n = piece.len();
+        let BpeScratch {
+            next,
+            prev,
+            rank,
+            heap,
+            ..
+        } = scratch;
+        next.clear();
+        prev.clear();
+        rank.clear();
+        heap.clear();
+        // Part starting at byte i (while alive): next[i] is the start of the next part (n for
+        // none), rank[i] the rank of merging it with that part.
+        next.extend(1..=n as u32);
+        prev.extend((0..n as u32).map(|i| i.wrapping_sub(1)));
+        for i in 0..n {
+            let r = if i + 1 < n {
+                self.rank_or_none(&piece[i..i + 2])
+            } else {
+                NONE
+            };
+            rank.push(r);
+            if r != NONE {
+                heap.push(Reverse((r, i as u32)));
+            }
+        }
+        // A removed part gets this in `rank`.
+        const DEAD: u32 = NONE - 1;
+        let pair_rank = |next: &[u32], start: u32| -> u32 {
+            let mid = next[start as usize];
+            if mid as usize >= n {
+                return NONE;
+            }
+            let end = next[mid as usize];
+            self.rank_or_none(&piece[start as usize..end as usize])
+        };
+        while let Some(Reverse((r, start))) = heap.pop() {
+            let s = start as usize;
+            if rank[s] != r {
+                continue; // stale: the part is gone or its pair changed
+            }
+            // Merge part `start` with the next one.
+            let mid = next[s] as usize;
+            let after = next[mid];
+            next[s] = after;
+            if (after as usize) < n {
+                prev[after as usize] = start;
+            }
+            rank[mid] = DEAD;
+            let new = pair_rank(next, start);
+            rank[s] = new;
+            if new != NONE {
+                heap.push(Reverse((new, start)));
+            }
+            let p = prev[s];
+            if p != u32::MAX {
+                let pr = pair_rank(next, p);
+                rank[p as usize] = pr;
+                if pr != NONE {
+                    heap.push(Reverse((pr, p)));
+                }
+            }
+        }
+        let mut s = 0usize;
+        while s < n {
+            let e = next[s] as usize;
+            out.push(PieceToken {
+                id: self.rank(&piece[s..e]).expect("every part is a token"),
+                len: (e - s) as u32,
+            });
+            s = e;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn table(extra: &[&[u8]]) -> ByteBpe {
+        let mut pairs: Vec<(Vec<u8>, u32)> = (0..=255u8).map(|b| (vec![b], b as u32)).collect();
+        for (i, t) in extra.iter().enumerate() {
+            pairs.push((t.to_vec(), 256 + i as u32));
+        }
+        ByteBpe::new(pairs, Kernels::scalar()).unwrap()
+    }
+
+    fn both(bpe: &ByteBpe, piece: &[u8]) -> Vec<PieceToken> {
+        let mut scratch = BpeScratch::default();
+        let (mut short, mut long) = (Vec::new(), Vec::new());
+        bpe.merge_short(piece, &mut scratch, &mut short);
+        bpe.merge_long(piece, &mut scratch, &mut long);
+        assert_eq!(short, long, "{:?}", String::from_utf8_lossy(piece));
+        short
+    }
+
+    #[test]
+    fn lowest_rank_first_leftmost_on_ties() {
+        let bpe = table(&[b"ab", b"bc", b"abc", b"aa", b"aaaa"]);
+        let ids = |t: &[PieceToken]| t.iter().map(|t| t.id).collect::<Vec<_>>();
+        assert_eq!(ids(&both(&bpe, b"abc")), vec![258]);
+        assert_eq!(ids(&both(&bpe, b"aaa")), vec![259, 97]);
+        assert_eq!(ids(&both(&bpe, b"aaaaa")), vec![260, 97]);
+        assert_eq!(ids(&both(&bpe, b"xbc")), vec![120, 257]);
+    }
+
+    #[test]
+    fn heap_matches_scan_on_generated_pieces() {
+        let bpe = table(&[
+            b"ab", b"ba", b"aa", b"abab", b"aab", b"bb", b"bab", b"aaaa", b"abba",
+        ]);
+        let mut x = 12345u32;
+        for len in 2..200 {
+            for _ in 0..20 {
+                let piece: Vec<u8> = (0..len)
+                    .map(|_| {
+                        x ^= x << 13;
+                        x ^= x >> 17;
+                        x ^= x << 5;
+                        if x.is_multiple_of(3) { b'a' } else { b'b' }
+                    })
+                    .collect();
+                both(&bpe, &piece);
+            }
+        }
+    }
+}
