@@ -12,7 +12,8 @@ use crate::load::tiktoken;
 use crate::load::tokenizer_json::TokenizerJson;
 use crate::models::byte_bpe::ByteBpe;
 use crate::options::{LoadOptions, TiktokenEncoding};
-use crate::pipeline::bert_load;
+use crate::pipeline::hf_bpe::HfBpe;
+use crate::pipeline::{bert_load, hf_bpe_load};
 use crate::pipeline::spm::SentencePiece;
 use crate::pipeline::tiktoken::Tiktoken;
 use crate::pipeline::wordpiece::BertWordPiece;
@@ -137,6 +138,7 @@ enum Inner {
     SentencePiece(Box<SentencePiece>),
     WordPiece(Box<BertWordPiece>),
     Tiktoken(Box<Tiktoken>),
+    HfBpe(Box<HfBpe>),
 }
 
 fn model_error(path: &str, reason: String) -> Error {
@@ -216,6 +218,20 @@ impl Tokenizer {
                             inner: Inner::WordPiece(Box::new(bert)),
                         })
                     }
+                    "BPE" if hf_bpe_load::is_byte_level(&json) => {
+                        refuse_options(&shown, "tokenizer.json", options, false)?;
+                        let bpe = hf_bpe_load::from_tokenizer_json(&json, options, kernels)
+                            .map_err(|reason| model_error(&shown, reason))?;
+                        Ok(Tokenizer {
+                            inner: Inner::HfBpe(Box::new(bpe)),
+                        })
+                    }
+                    "BPE" => Err(Error::Unsupported {
+                        path: shown,
+                        what: "a tokenizer.json with a BPE model that is not byte-level \
+                               (SentencePiece style: Metaspace, byte_fallback)"
+                            .into(),
+                    }),
                     other => Err(Error::Unsupported {
                         path: shown,
                         what: format!("a tokenizer.json with a {other} model"),
@@ -294,6 +310,7 @@ impl Tokenizer {
             Inner::SentencePiece(s) => s.encode_ids_into(text, ids),
             Inner::WordPiece(w) => w.encode_ids_into(text, ids),
             Inner::Tiktoken(t) => t.encode_ids_into(text, ids),
+            Inner::HfBpe(h) => h.encode_ids_into(text, ids),
         }
     }
 
@@ -310,6 +327,7 @@ impl Tokenizer {
             Inner::SentencePiece(s) => s.encode_into(text, out, pieces),
             Inner::WordPiece(w) => w.encode_into(text, out, pieces),
             Inner::Tiktoken(t) => t.encode_into(text, out, pieces),
+            Inner::HfBpe(h) => h.encode_into(text, out, pieces),
         }
     }
 
@@ -328,6 +346,10 @@ impl Tokenizer {
                 id,
                 size: t.vocab_size(),
             }),
+            Inner::HfBpe(h) => h.decode(ids).map_err(|id| Error::IdOutOfRange {
+                id,
+                size: h.vocab_size(),
+            }),
         }
     }
 
@@ -337,6 +359,7 @@ impl Tokenizer {
             Inner::SentencePiece(s) => s.vocab().len(),
             Inner::WordPiece(w) => w.vocab_size(),
             Inner::Tiktoken(t) => t.vocab_size(),
+            Inner::HfBpe(h) => h.vocab_size(),
         }
     }
 
@@ -346,6 +369,7 @@ impl Tokenizer {
             Inner::SentencePiece(s) => s.vocab().pieces().get(id as usize).map(|p| p.text.as_str()),
             Inner::WordPiece(w) => w.id_to_token(id),
             Inner::Tiktoken(t) => t.token_bytes(id).and_then(|b| std::str::from_utf8(b).ok()),
+            Inner::HfBpe(h) => h.id_to_token(id),
         }
     }
 
@@ -355,6 +379,7 @@ impl Tokenizer {
             Inner::SentencePiece(s) => s.kernels(),
             Inner::WordPiece(w) => w.kernels(),
             Inner::Tiktoken(t) => t.kernels(),
+            Inner::HfBpe(h) => h.kernels(),
         }
     }
 }

@@ -27,6 +27,33 @@ pub struct WordPieceModel {
     pub max_input_chars_per_word: usize,
 }
 
+/// A BPE `model` section.
+#[derive(Debug)]
+pub struct BpeModel {
+    /// (token, id) pairs.
+    pub vocab: Vec<(String, u32)>,
+    /// The merges, in rank order.
+    pub merges: Vec<(String, String)>,
+    /// A pre-token in the vocabulary is that token, merges or not.
+    pub ignore_merges: bool,
+}
+
+/// How the text is cut before byte-level BPE.
+#[derive(Debug, PartialEq, Eq)]
+pub struct ByteLevelPreTokenizer {
+    /// The regex of a `Split` (or of `ByteLevel` with `use_regex`).
+    pub regex: String,
+    /// Whether the text between matches is kept as pieces (`Isolated`) or dropped (`Removed`
+    /// with `invert`, where the matches are what is kept).
+    pub keep_gaps: bool,
+    /// `ByteLevel`'s `add_prefix_space`: a space before a text that does not start with one.
+    pub add_prefix_space: bool,
+}
+
+/// GPT-2's pre-tokenization regex, as `tokenizers`' `ByteLevel` has it.
+pub const BYTE_LEVEL_REGEX: &str =
+    r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+";
+
 /// The special tokens a post-processor puts around one sequence.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct SingleTemplate {
@@ -105,6 +132,172 @@ impl TokenizerJson {
                     .ok_or("model.max_input_chars_per_word is not a non-negative integer")?,
             },
         })
+    }
+
+    /// The `BPE` model, refusing the options simdtok does not implement for it.
+    pub fn bpe(&self) -> Result<BpeModel, String> {
+        let model = self.component("model").ok_or("tokenizer.json has no model")?;
+        type Check = fn(&Value) -> bool;
+        let checks: [(&str, Check); 4] = [
+            ("dropout", |v: &Value| v.is_null()),
+            ("byte_fallback", |v: &Value| v == &Value::Bool(false)),
+            ("continuing_subword_prefix", |v: &Value| {
+                v.is_null() || v.as_str() == Some("")
+            }),
+            ("end_of_word_suffix", |v: &Value| v.is_null() || v.as_str() == Some("")),
+        ];
+        for (name, ok) in checks {
+            if let Some(v) = model.get(name)
+                && !ok(v)
+            {
+                return Err(format!(
+                    "model.{name} = {v} is not supported yet for BPE tokenizer.json models"
+                ));
+            }
+        }
+        let vocab = model
+            .get("vocab")
+            .and_then(Value::as_object)
+            .ok_or("model.vocab is missing or not an object")?
+            .iter()
+            .map(|(token, id)| {
+                let id = id
+                    .as_u64()
+                    .and_then(|id| u32::try_from(id).ok())
+                    .ok_or_else(|| format!("model.vocab[{token:?}] is not a 32-bit id"))?;
+                Ok((token.clone(), id))
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+        let merges = model
+            .get("merges")
+            .and_then(Value::as_array)
+            .ok_or("model.merges is missing or not a list")?
+            .iter()
+            .enumerate()
+            .map(|(i, m)| {
+                let pair = match m {
+                    Value::String(s) => s.split_once(' ').map(|(a, b)| (a.to_string(), b.to_string())),
+                    Value::Array(v) if v.len() == 2 => match (&v[0], &v[1]) {
+                        (Value::String(a), Value::String(b)) => Some((a.clone(), b.clone())),
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                pair.ok_or_else(|| format!("model.merges[{i}] is not a pair of tokens"))
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+        Ok(BpeModel {
+            vocab,
+            merges,
+            ignore_merges: model.get("ignore_merges").and_then(Value::as_bool).unwrap_or(false),
+        })
+    }
+
+    /// The normalizer of a byte-level BPE file: none, or `NFC` (`true`).
+    pub fn nfc_normalizer(&self) -> Result<bool, String> {
+        let Some(n) = self.component("normalizer") else {
+            return Ok(false);
+        };
+        match type_of(n, "normalizer")? {
+            "NFC" => Ok(true),
+            other => Err(unsupported("normalizer", other, "NFC")),
+        }
+    }
+
+    /// The pre-tokenizer of a byte-level BPE file: `ByteLevel` (with its regex), or a
+    /// `Sequence` of a `Split` and a `ByteLevel` that does not split again.
+    pub fn byte_level_pre_tokenizer(&self) -> Result<ByteLevelPreTokenizer, String> {
+        let p = self
+            .component("pre_tokenizer")
+            .ok_or("a BPE tokenizer.json without a pre_tokenizer is not supported yet")?;
+        let byte_level = |b: &Value| -> Result<(bool, bool), String> {
+            let flag = |name: &str, default: bool| b.get(name).and_then(Value::as_bool).unwrap_or(default);
+            Ok((flag("add_prefix_space", true), flag("use_regex", true)))
+        };
+        match type_of(p, "pre_tokenizer")? {
+            "ByteLevel" => {
+                let (add_prefix_space, use_regex) = byte_level(p)?;
+                if !use_regex {
+                    return Err("pre_tokenizer ByteLevel without use_regex is not supported yet".into());
+                }
+                Ok(ByteLevelPreTokenizer {
+                    regex: BYTE_LEVEL_REGEX.into(),
+                    keep_gaps: true,
+                    add_prefix_space,
+                })
+            }
+            "Sequence" => {
+                let list = p
+                    .get("pretokenizers")
+                    .and_then(Value::as_array)
+                    .ok_or("pre_tokenizer.pretokenizers is not a list")?;
+                let types: Vec<&str> = list
+                    .iter()
+                    .map(|q| type_of(q, "pre_tokenizer.pretokenizers[]"))
+                    .collect::<Result<_, _>>()?;
+                if types != ["Split", "ByteLevel"] {
+                    return Err(format!(
+                        "pre_tokenizer Sequence of {types:?} is not supported (supported: [Split, ByteLevel])"
+                    ));
+                }
+                let split = &list[0];
+                let regex = split
+                    .get("pattern")
+                    .and_then(|p| p.get("Regex"))
+                    .and_then(Value::as_str)
+                    .ok_or("pre_tokenizer Split: only a Regex pattern is supported")?;
+                let behavior = split.get("behavior").and_then(Value::as_str).unwrap_or("");
+                let invert = split.get("invert").and_then(Value::as_bool).unwrap_or(false);
+                let keep_gaps = match (behavior, invert) {
+                    ("Isolated", false) => true,
+                    ("Removed", true) => false,
+                    _ => {
+                        return Err(format!(
+                            "pre_tokenizer Split with behavior {behavior} and invert {invert} is not supported yet"
+                        ));
+                    }
+                };
+                let (add_prefix_space, use_regex) = byte_level(&list[1])?;
+                if use_regex {
+                    return Err("pre_tokenizer ByteLevel with use_regex after a Split is not supported yet".into());
+                }
+                Ok(ByteLevelPreTokenizer {
+                    regex: regex.into(),
+                    keep_gaps,
+                    add_prefix_space,
+                })
+            }
+            other => Err(unsupported("pre_tokenizer", other, "ByteLevel, Sequence[Split, ByteLevel]")),
+        }
+    }
+
+    /// The special tokens of a byte-level BPE file's post-processor for one sequence:
+    /// `ByteLevel` without trimming (adds nothing), `TemplateProcessing`, or none.
+    pub fn byte_level_template(&self) -> Result<SingleTemplate, String> {
+        let Some(p) = self.component("post_processor") else {
+            return Ok(SingleTemplate::default());
+        };
+        match type_of(p, "post_processor")? {
+            "ByteLevel" => {
+                if p.get("trim_offsets").and_then(Value::as_bool) == Some(true) {
+                    return Err("post_processor ByteLevel with trim_offsets is not supported yet".into());
+                }
+                Ok(SingleTemplate::default())
+            }
+            "TemplateProcessing" => template_single(p),
+            other => Err(unsupported("post_processor", other, "ByteLevel, TemplateProcessing")),
+        }
+    }
+
+    /// Checks that the decoder is `ByteLevel` (or absent).
+    pub fn require_byte_level_decoder(&self) -> Result<(), String> {
+        let Some(d) = self.component("decoder") else {
+            return Ok(());
+        };
+        match type_of(d, "decoder")? {
+            "ByteLevel" => Ok(()),
+            other => Err(unsupported("decoder", other, "ByteLevel")),
+        }
     }
 
     /// The added tokens.

@@ -1,6 +1,7 @@
 //! Segmentation algorithms over a vocabulary, independent of the file a model came from.
 
 pub mod byte_bpe;
+pub mod merges_bpe;
 pub mod rank_queue;
 pub mod spm_bpe;
 pub mod unigram;

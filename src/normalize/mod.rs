@@ -2,5 +2,6 @@
 
 pub mod bert;
 pub mod bert_chars;
+pub mod nfc;
 pub mod prefix_matcher;
 pub mod spm;

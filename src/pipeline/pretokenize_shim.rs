@@ -55,3 +55,12 @@ impl Splitter {
         }
     }
 }
+
+impl Splitter {
+    /// Any regex (fancy-regex syntax).
+    pub fn from_regex(source: &str, _kernels: &'static Kernels) -> Result<Splitter, String> {
+        fancy_regex::Regex::new(source)
+            .map(Splitter)
+            .map_err(|e| format!("the pre-tokenizer regex does not compile: {e}"))
+    }
+}

@@ -1,0 +1,209 @@
+//! BPE over a merges list, as Hugging Face `tokenizers`' `BPE` model applies it to one
+//! pre-token: start from one symbol per character (here: per byte, for byte-level models, each
+//! byte standing for its character of GPT-2's alphabet), then repeatedly apply the listed merge
+//! of lowest rank among adjacent pairs, the leftmost first on ties (its `Word::merge_all`).
+//! With `ignore_merges`, a pre-token that is itself in the vocabulary is that token.
+//!
+//! The ranks are the merges' positions in the list, not the ids of their results, so this is
+//! not tiktoken's rule in general (see [`crate::models::byte_bpe`]); for files converted from
+//! tiktoken the two agree.
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
+
+use crate::models::byte_bpe::PieceToken;
+
+/// A merges-list BPE over bytes.
+#[derive(Debug)]
+pub struct MergesBpe {
+    /// (left id, right id) → (rank, merged id).
+    merges: HashMap<u64, (u32, u32)>,
+    /// The id of each byte's symbol.
+    byte_ids: [u32; 256],
+    /// With `ignore_merges`: the id of every vocabulary entry, by its bytes.
+    whole: Option<HashMap<Box<[u8]>, u32>>,
+    /// The bytes of each id.
+    tokens: Vec<Option<Box<[u8]>>>,
+}
+
+/// Buffers reused across pieces.
+#[derive(Default, Debug)]
+pub struct MergeScratch {
+    ids: Vec<u32>,
+    next: Vec<u32>,
+    prev: Vec<u32>,
+    heap: BinaryHeap<Reverse<(u32, u32, u32)>>,
+}
+
+const NONE: u32 = u32::MAX;
+
+#[inline]
+fn key(a: u32, b: u32) -> u64 {
+    ((a as u64) << 32) | b as u64
+}
+
+impl MergesBpe {
+    /// The model of a vocabulary (token bytes and id, after undoing the byte-level alphabet)
+    /// and a merges list (pairs of token bytes, in rank order). Merges whose parts or result are
+    /// not in the vocabulary are an error, as in the reference.
+    pub fn new(
+        vocab: Vec<(Vec<u8>, u32)>,
+        merges: Vec<(Vec<u8>, Vec<u8>)>,
+        ignore_merges: bool,
+    ) -> Result<MergesBpe, String> {
+        let size = vocab.iter().map(|&(_, id)| id as usize + 1).max().unwrap_or(0);
+        let mut tokens: Vec<Option<Box<[u8]>>> = vec![None; size];
+        let mut by_bytes: HashMap<Box<[u8]>, u32> = HashMap::with_capacity(vocab.len());
+        for (bytes, id) in vocab {
+            let bytes: Box<[u8]> = bytes.into_boxed_slice();
+            by_bytes.insert(bytes.clone(), id);
+            tokens[id as usize] = Some(bytes);
+        }
+        let mut byte_ids = [NONE; 256];
+        for (b, slot) in byte_ids.iter_mut().enumerate() {
+            *slot = *by_bytes
+                .get(&[b as u8][..])
+                .ok_or_else(|| format!("byte 0x{b:02X} has no token in the vocabulary"))?;
+        }
+        let mut map = HashMap::with_capacity(merges.len());
+        for (rank, (a, b)) in merges.into_iter().enumerate() {
+            let id = |t: &[u8]| {
+                by_bytes.get(t).copied().ok_or_else(|| {
+                    format!(
+                        "merge #{rank}: {:?} is not in the vocabulary",
+                        String::from_utf8_lossy(t)
+                    )
+                })
+            };
+            let (ia, ib) = (id(&a)?, id(&b)?);
+            let mut joined = a;
+            joined.extend_from_slice(&b);
+            let new = id(&joined)?;
+            // A pair listed twice keeps its first (lowest) rank.
+            map.entry(key(ia, ib)).or_insert((rank as u32, new));
+        }
+        Ok(MergesBpe {
+            merges: map,
+            byte_ids,
+            whole: ignore_merges.then_some(by_bytes),
+            tokens,
+        })
+    }
+
+    /// One past the largest id.
+    pub fn len(&self) -> usize {
+        self.tokens.len()
+    }
+
+    /// Whether the vocabulary is empty (never, once built).
+    pub fn is_empty(&self) -> bool {
+        self.tokens.is_empty()
+    }
+
+    /// The bytes of `id`.
+    pub fn token_bytes(&self, id: u32) -> Option<&[u8]> {
+        self.tokens.get(id as usize)?.as_deref()
+    }
+
+    /// Appends the tokens of `piece` (non-empty) to `out`.
+    pub fn encode_piece(&self, piece: &[u8], scratch: &mut MergeScratch, out: &mut Vec<PieceToken>) {
+        if let Some(whole) = &self.whole
+            && let Some(&id) = whole.get(piece)
+        {
+            out.push(PieceToken {
+                id,
+                len: piece.len() as u32,
+            });
+            return;
+        }
+        let n = piece.len();
+        let MergeScratch {
+            ids,
+            next,
+            prev,
+            heap,
+        } = scratch;
+        ids.clear();
+        next.clear();
+        prev.clear();
+        heap.clear();
+        ids.extend(piece.iter().map(|&b| self.byte_ids[b as usize]));
+        next.extend(1..=n as u32);
+        prev.extend((0..n as u32).map(|i| i.wrapping_sub(1)));
+        for i in 0..n.saturating_sub(1) {
+            if let Some(&(rank, new)) = self.merges.get(&key(ids[i], ids[i + 1])) {
+                heap.push(Reverse((rank, i as u32, new)));
+            }
+        }
+        while let Some(Reverse((_, pos, new))) = heap.pop() {
+            let p = pos as usize;
+            if ids[p] == NONE {
+                continue; // merged into its left neighbour
+            }
+            let right = next[p] as usize;
+            if right >= n {
+                continue;
+            }
+            // Expired: the pair at `pos` is not the one this entry was made for.
+            match self.merges.get(&key(ids[p], ids[right])) {
+                Some(&(_, id)) if id == new => {}
+                _ => continue,
+            }
+            ids[p] = new;
+            ids[right] = NONE;
+            let after = next[right];
+            next[p] = after;
+            if (after as usize) < n {
+                prev[after as usize] = pos;
+            }
+            let before = prev[p];
+            if before != u32::MAX
+                && let Some(&(rank, id)) = self.merges.get(&key(ids[before as usize], new))
+            {
+                heap.push(Reverse((rank, before, id)));
+            }
+            if (after as usize) < n
+                && let Some(&(rank, id)) = self.merges.get(&key(new, ids[after as usize]))
+            {
+                heap.push(Reverse((rank, pos, id)));
+            }
+        }
+        let mut s = 0usize;
+        while s < n {
+            let e = next[s] as usize;
+            out.push(PieceToken {
+                id: ids[s],
+                len: (e - s) as u32,
+            });
+            s = e;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn merges_by_list_rank_not_by_id() {
+        let mut vocab: Vec<(Vec<u8>, u32)> = (0..=255u8).map(|b| (vec![b], b as u32)).collect();
+        vocab.push((b"ab".to_vec(), 256));
+        vocab.push((b"bc".to_vec(), 257));
+        vocab.push((b"abc".to_vec(), 258));
+        // "bc" merges first although "ab" has the smaller id.
+        let merges = vec![
+            (b"b".to_vec(), b"c".to_vec()),
+            (b"a".to_vec(), b"b".to_vec()),
+            (b"ab".to_vec(), b"c".to_vec()),
+        ];
+        let bpe = MergesBpe::new(vocab, merges, false).unwrap();
+        let mut out = Vec::new();
+        bpe.encode_piece(b"abc", &mut MergeScratch::default(), &mut out);
+        let ids: Vec<u32> = out.iter().map(|t| t.id).collect();
+        assert_eq!(ids, vec![97, 257]);
+        out.clear();
+        bpe.encode_piece(b"abab", &mut MergeScratch::default(), &mut out);
+        let ids: Vec<u32> = out.iter().map(|t| t.id).collect();
+        assert_eq!(ids, vec![256, 256]);
+    }
+}

@@ -1,0 +1,251 @@
+//! Byte-level BPE from a Hugging Face `tokenizer.json` (GPT-2 style: Llama 3, Qwen, GPT-4o, …):
+//! added tokens found in the raw text, the normalizer (none or NFC), the pre-tokenizer's regex,
+//! byte-level BPE over the merges list, the post-processor's special tokens, and the byte-level
+//! decoder — with the reference's offsets: a token covering part of a character has that whole
+//! character's span (its byte-level alignment), mapped back through normalization.
+
+use std::cell::RefCell;
+
+use simdtok_kernels::Kernels;
+
+use crate::encoding::Encoding;
+use crate::models::byte_bpe::PieceToken;
+use crate::models::merges_bpe::{MergeScratch, MergesBpe};
+use crate::normalize::nfc;
+use crate::pipeline::added_tokens::{AddedTokens, Split};
+use crate::pipeline::pretokenize_shim::Splitter;
+
+/// Everything a byte-level BPE tokenizer is built from.
+#[derive(Debug)]
+pub struct HfBpeParts {
+    /// The model.
+    pub bpe: MergesBpe,
+    /// Apply NFC first.
+    pub nfc: bool,
+    /// The pre-tokenizer's regex.
+    pub splitter: Splitter,
+    /// Keep the text between matches as pieces (`Isolated`).
+    pub keep_gaps: bool,
+    /// Put a space before each text that does not start with one.
+    pub add_prefix_space: bool,
+    /// Added tokens matched in the raw text.
+    pub added: AddedTokens,
+    /// The post-processor's ids before a sequence.
+    pub special_prefix: Vec<u32>,
+    /// … and after it.
+    pub special_suffix: Vec<u32>,
+    /// The string of each id (vocabulary entries as the file has them, added tokens' content).
+    pub token_strings: Vec<Option<Box<str>>>,
+}
+
+/// A byte-level BPE `tokenizer.json`.
+#[derive(Debug)]
+pub struct HfBpe {
+    parts: HfBpeParts,
+    add_special_tokens: bool,
+    kernels: &'static Kernels,
+}
+
+#[derive(Default)]
+struct Scratch {
+    splits: Vec<Split>,
+    merge: MergeScratch,
+    tokens: Vec<PieceToken>,
+    normalized: String,
+    spans: Vec<(u32, u32)>,
+    pieces: Vec<(usize, usize)>,
+}
+
+thread_local! {
+    static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
+}
+
+trait Sink {
+    fn push(&mut self, id: u32, start: usize, end: usize);
+}
+
+impl Sink for Vec<u32> {
+    #[inline]
+    fn push(&mut self, id: u32, _start: usize, _end: usize) {
+        Vec::push(self, id);
+    }
+}
+
+impl Sink for Encoding {
+    #[inline]
+    fn push(&mut self, id: u32, start: usize, end: usize) {
+        self.ids.push(id);
+        self.offsets.push((start as u32, end as u32));
+    }
+}
+
+impl HfBpe {
+    /// The tokenizer of `parts`; `add_special_tokens` applies the post-processor.
+    pub fn new(parts: HfBpeParts, add_special_tokens: bool, kernels: &'static Kernels) -> HfBpe {
+        HfBpe {
+            parts,
+            add_special_tokens,
+            kernels,
+        }
+    }
+
+    /// The kernels in use.
+    pub fn kernels(&self) -> &'static Kernels {
+        self.kernels
+    }
+
+    /// The ids of `text` into `ids` (cleared first).
+    pub fn encode_ids_into(&self, text: &str, ids: &mut Vec<u32>) {
+        ids.clear();
+        self.encode(text, ids);
+    }
+
+    /// Ids, offsets and (when `pieces`) token strings into `out` (cleared first).
+    pub fn encode_into(&self, text: &str, out: &mut Encoding, pieces: bool) {
+        out.clear();
+        self.encode(text, out);
+        if pieces {
+            let tokens: Vec<String> = out
+                .ids
+                .iter()
+                .map(|&id| self.id_to_token(id).unwrap_or_default().to_string())
+                .collect();
+            out.pieces = tokens;
+        }
+    }
+
+    fn encode<S: Sink>(&self, text: &str, sink: &mut S) {
+        if self.add_special_tokens {
+            for &id in &self.parts.special_prefix {
+                sink.push(id, 0, 0);
+            }
+        }
+        SCRATCH.with(|scratch| {
+            let scratch = &mut *scratch.borrow_mut();
+            let mut splits = std::mem::take(&mut scratch.splits);
+            self.parts.added.split(self.kernels, text, &mut splits);
+            for &split in &splits {
+                match split {
+                    Split::Text(s, e) => self.encode_text(&text[s..e], s, scratch, sink),
+                    Split::Token(id, s, e) => sink.push(id, s, e),
+                }
+            }
+            scratch.splits = splits;
+        });
+        if self.add_special_tokens {
+            for &id in &self.parts.special_suffix {
+                sink.push(id, 0, 0);
+            }
+        }
+    }
+
+    /// Encodes `text`, which starts at `base` in the input.
+    fn encode_text<S: Sink>(&self, text: &str, base: usize, scratch: &mut Scratch, sink: &mut S) {
+        let Scratch {
+            merge,
+            tokens,
+            normalized,
+            spans,
+            pieces,
+            ..
+        } = scratch;
+        // The normalized text, and (when it differs from the input) each byte's input span.
+        let mapped = (self.parts.nfc && !nfc::is_nfc_already(text)) || self.parts.add_prefix_space;
+        let norm: &str = if mapped {
+            if self.parts.nfc && !nfc::is_nfc_already(text) {
+                nfc::nfc_aligned(text, base as u32, normalized, spans);
+            } else {
+                normalized.clear();
+                normalized.push_str(text);
+                spans.clear();
+                for (i, c) in text.char_indices() {
+                    let span = ((base + i) as u32, (base + i + c.len_utf8()) as u32);
+                    spans.extend(std::iter::repeat_n(span, c.len_utf8()));
+                }
+            }
+            if self.parts.add_prefix_space && !normalized.starts_with(' ') && !normalized.is_empty()
+            {
+                // The space takes the span of the character it is put before.
+                normalized.insert(0, ' ');
+                spans.insert(0, spans[0]);
+            }
+            normalized
+        } else {
+            text
+        };
+        pieces.clear();
+        let mut done = 0;
+        let keep_gaps = self.parts.keep_gaps;
+        self.parts.splitter.split(norm, |s, e| {
+            if keep_gaps && done < s {
+                pieces.push((done, s));
+            }
+            if s < e {
+                pieces.push((s, e));
+            }
+            done = e;
+        });
+        if keep_gaps && done < norm.len() {
+            pieces.push((done, norm.len()));
+        }
+        let bytes = norm.as_bytes();
+        for &(s, e) in pieces.iter() {
+            tokens.clear();
+            self.parts.bpe.encode_piece(&bytes[s..e], merge, tokens);
+            let mut at = s;
+            for t in tokens.iter() {
+                let end = at + t.len as usize;
+                // The whole characters the token's bytes belong to.
+                let mut cs = at;
+                while !norm.is_char_boundary(cs) {
+                    cs -= 1;
+                }
+                let mut ce = end;
+                while !norm.is_char_boundary(ce) {
+                    ce += 1;
+                }
+                let (os, oe) = if mapped {
+                    (spans[cs].0 as usize, spans[ce - 1].1 as usize)
+                } else {
+                    (base + cs, base + ce)
+                };
+                sink.push(t.id, os, oe);
+                at = end;
+            }
+        }
+    }
+
+    /// The string of `id` as the reference shows it: an added token's content, else the
+    /// vocabulary entry (in GPT-2's byte alphabet).
+    pub fn id_to_token(&self, id: u32) -> Option<&str> {
+        self.parts.token_strings.get(id as usize)?.as_deref()
+    }
+
+    /// One past the largest id.
+    pub fn vocab_size(&self) -> usize {
+        let added = self.parts.added.tokens().iter().map(|t| t.id as usize + 1);
+        added.fold(self.parts.bpe.len(), usize::max)
+    }
+
+    /// The text of `ids`, as the reference decodes it (`skip_special_tokens=True`, the
+    /// `ByteLevel` decoder: the tokens' bytes, invalid UTF-8 replaced by U+FFFD).
+    pub fn decode(&self, ids: &[u32]) -> Result<String, u32> {
+        let size = self.vocab_size();
+        let mut bytes = Vec::new();
+        for &id in ids {
+            if id as usize >= size {
+                return Err(id);
+            }
+            if let Some(t) = self.parts.added.tokens().iter().rev().find(|t| t.id == id) {
+                if !t.special {
+                    bytes.extend_from_slice(t.content.as_bytes());
+                }
+                continue;
+            }
+            if let Some(b) = self.parts.bpe.token_bytes(id) {
+                bytes.extend_from_slice(b);
+            }
+        }
+        Ok(String::from_utf8_lossy(&bytes).into_owned())
+    }
+}

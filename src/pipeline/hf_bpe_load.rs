@@ -1,0 +1,91 @@
+//! Builds an [`HfBpe`] from a `tokenizer.json` whose model is byte-level BPE.
+
+use std::collections::HashMap;
+
+use simdtok_kernels::Kernels;
+
+use crate::load::tiktoken::{byte_level_alphabet, byte_level_decode};
+use crate::load::tokenizer_json::TokenizerJson;
+use crate::models::merges_bpe::MergesBpe;
+use crate::options::LoadOptions;
+use crate::pipeline::added_tokens::AddedTokens;
+use crate::pipeline::hf_bpe::{HfBpe, HfBpeParts};
+use crate::pipeline::pretokenize_shim::Splitter;
+
+/// Whether the file is a byte-level BPE (its pre-tokenizer or decoder says `ByteLevel`).
+pub fn is_byte_level(json: &TokenizerJson) -> bool {
+    let mentions = |name: &str| {
+        json.component(name)
+            .is_some_and(|v| v.to_string().contains("\"ByteLevel\""))
+    };
+    mentions("pre_tokenizer") || mentions("decoder")
+}
+
+/// The tokenizer of a byte-level BPE `tokenizer.json`.
+pub fn from_tokenizer_json(
+    json: &TokenizerJson,
+    options: &LoadOptions,
+    kernels: &'static Kernels,
+) -> Result<HfBpe, String> {
+    let model = json.bpe()?;
+    let nfc = json.nfc_normalizer()?;
+    let pre = json.byte_level_pre_tokenizer()?;
+    let template = json.byte_level_template()?;
+    json.require_byte_level_decoder()?;
+    let added = json.added_tokens()?;
+    if let Some(t) = added.iter().find(|t| t.normalized) {
+        return Err(format!(
+            "added token {:?} has normalized: true, which is not supported yet",
+            t.content
+        ));
+    }
+    if options.add_special_tokens && template.prefix.is_empty() && template.suffix.is_empty() {
+        return Err("adding special tokens: the file's post_processor adds none".into());
+    }
+    let alphabet = byte_level_alphabet();
+    let inverse: HashMap<char, u8> = alphabet
+        .iter()
+        .enumerate()
+        .map(|(b, &c)| (c, b as u8))
+        .collect();
+    let decode = |t: &str| {
+        byte_level_decode(t, &inverse)
+            .ok_or_else(|| format!("{t:?} is not in GPT-2's byte-level alphabet"))
+    };
+    let added_ids: Vec<u32> = added.iter().map(|t| t.id).collect();
+    let mut vocab = Vec::with_capacity(model.vocab.len());
+    for (token, id) in &model.vocab {
+        match byte_level_decode(token, &inverse) {
+            Some(bytes) => vocab.push((bytes, *id)),
+            // Added tokens may sit in the vocabulary with characters outside the alphabet.
+            None if added_ids.contains(id) => {}
+            None => return Err(format!("model.vocab: {token:?} is not in GPT-2's byte-level alphabet")),
+        }
+    }
+    let merges = model
+        .merges
+        .iter()
+        .map(|(a, b)| Ok((decode(a)?, decode(b)?)))
+        .collect::<Result<Vec<_>, String>>()?;
+    let bpe = MergesBpe::new(vocab, merges, model.ignore_merges)?;
+    let size = added.iter().map(|t| t.id as usize + 1).fold(bpe.len(), usize::max);
+    let mut token_strings: Vec<Option<Box<str>>> = vec![None; size];
+    for (token, id) in model.vocab {
+        token_strings[id as usize] = Some(token.into_boxed_str());
+    }
+    for t in &added {
+        token_strings[t.id as usize] = Some(t.content.clone().into_boxed_str());
+    }
+    let parts = HfBpeParts {
+        bpe,
+        nfc,
+        splitter: Splitter::from_regex(&pre.regex, kernels)?,
+        keep_gaps: pre.keep_gaps,
+        add_prefix_space: pre.add_prefix_space,
+        added: AddedTokens::new(added)?,
+        special_prefix: template.prefix,
+        special_suffix: template.suffix,
+        token_strings,
+    };
+    Ok(HfBpe::new(parts, options.add_special_tokens, kernels))
+}
