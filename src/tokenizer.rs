@@ -13,10 +13,11 @@ use crate::load::tokenizer_json::TokenizerJson;
 use crate::models::byte_bpe::ByteBpe;
 use crate::options::{LoadOptions, TiktokenEncoding};
 use crate::pipeline::hf_bpe::HfBpe;
-use crate::pipeline::{bert_load, hf_bpe_load};
+use crate::pipeline::hf_spm_bpe::{self, HfSpmBpe};
 use crate::pipeline::spm::SentencePiece;
 use crate::pipeline::tiktoken::Tiktoken;
 use crate::pipeline::wordpiece::BertWordPiece;
+use crate::pipeline::{bert_load, hf_bpe_load};
 
 /// The kind of a model file, detected from its content (and name).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -139,6 +140,7 @@ enum Inner {
     WordPiece(Box<BertWordPiece>),
     Tiktoken(Box<Tiktoken>),
     HfBpe(Box<HfBpe>),
+    HfSpmBpe(Box<HfSpmBpe>),
 }
 
 fn model_error(path: &str, reason: String) -> Error {
@@ -226,10 +228,18 @@ impl Tokenizer {
                             inner: Inner::HfBpe(Box::new(bpe)),
                         })
                     }
+                    "BPE" if hf_spm_bpe::is_spm_style(&json) => {
+                        refuse_options(&shown, "tokenizer.json", options, false)?;
+                        let bpe = HfSpmBpe::from_json(&json, options, kernels)
+                            .map_err(|reason| model_error(&shown, reason))?;
+                        Ok(Tokenizer {
+                            inner: Inner::HfSpmBpe(Box::new(bpe)),
+                        })
+                    }
                     "BPE" => Err(Error::Unsupported {
                         path: shown,
-                        what: "a tokenizer.json with a BPE model that is not byte-level \
-                               (SentencePiece style: Metaspace, byte_fallback)"
+                        what: "a tokenizer.json with a BPE model that is neither byte-level nor \
+                               SentencePiece style"
                             .into(),
                     }),
                     other => Err(Error::Unsupported {
@@ -311,6 +321,7 @@ impl Tokenizer {
             Inner::WordPiece(w) => w.encode_ids_into(text, ids),
             Inner::Tiktoken(t) => t.encode_ids_into(text, ids),
             Inner::HfBpe(h) => h.encode_ids_into(text, ids),
+            Inner::HfSpmBpe(h) => h.encode_ids_into(text, ids),
         }
     }
 
@@ -328,6 +339,7 @@ impl Tokenizer {
             Inner::WordPiece(w) => w.encode_into(text, out, pieces),
             Inner::Tiktoken(t) => t.encode_into(text, out, pieces),
             Inner::HfBpe(h) => h.encode_into(text, out, pieces),
+            Inner::HfSpmBpe(h) => h.encode_into(text, out, pieces),
         }
     }
 
@@ -350,6 +362,10 @@ impl Tokenizer {
                 id,
                 size: h.vocab_size(),
             }),
+            Inner::HfSpmBpe(h) => h.decode(ids).map_err(|id| Error::IdOutOfRange {
+                id,
+                size: h.vocab_size(),
+            }),
         }
     }
 
@@ -360,6 +376,7 @@ impl Tokenizer {
             Inner::WordPiece(w) => w.vocab_size(),
             Inner::Tiktoken(t) => t.vocab_size(),
             Inner::HfBpe(h) => h.vocab_size(),
+            Inner::HfSpmBpe(h) => h.vocab_size(),
         }
     }
 
@@ -370,6 +387,7 @@ impl Tokenizer {
             Inner::WordPiece(w) => w.id_to_token(id),
             Inner::Tiktoken(t) => t.token_bytes(id).and_then(|b| std::str::from_utf8(b).ok()),
             Inner::HfBpe(h) => h.id_to_token(id),
+            Inner::HfSpmBpe(h) => h.id_to_token(id),
         }
     }
 
@@ -380,6 +398,7 @@ impl Tokenizer {
             Inner::WordPiece(w) => w.kernels(),
             Inner::Tiktoken(t) => t.kernels(),
             Inner::HfBpe(h) => h.kernels(),
+            Inner::HfSpmBpe(h) => h.kernels(),
         }
     }
 }

@@ -136,7 +136,9 @@ impl TokenizerJson {
 
     /// The `BPE` model, refusing the options simdtok does not implement for it.
     pub fn bpe(&self) -> Result<BpeModel, String> {
-        let model = self.component("model").ok_or("tokenizer.json has no model")?;
+        let model = self
+            .component("model")
+            .ok_or("tokenizer.json has no model")?;
         type Check = fn(&Value) -> bool;
         let checks: [(&str, Check); 4] = [
             ("dropout", |v: &Value| v.is_null()),
@@ -144,7 +146,9 @@ impl TokenizerJson {
             ("continuing_subword_prefix", |v: &Value| {
                 v.is_null() || v.as_str() == Some("")
             }),
-            ("end_of_word_suffix", |v: &Value| v.is_null() || v.as_str() == Some("")),
+            ("end_of_word_suffix", |v: &Value| {
+                v.is_null() || v.as_str() == Some("")
+            }),
         ];
         for (name, ok) in checks {
             if let Some(v) = model.get(name)
@@ -155,6 +159,14 @@ impl TokenizerJson {
                 ));
             }
         }
+        self.bpe_vocab_and_merges()
+    }
+
+    /// The vocabulary, merges and `ignore_merges` of a `BPE` model, whatever its other options.
+    pub fn bpe_vocab_and_merges(&self) -> Result<BpeModel, String> {
+        let model = self
+            .component("model")
+            .ok_or("tokenizer.json has no model")?;
         let vocab = model
             .get("vocab")
             .and_then(Value::as_object)
@@ -176,7 +188,9 @@ impl TokenizerJson {
             .enumerate()
             .map(|(i, m)| {
                 let pair = match m {
-                    Value::String(s) => s.split_once(' ').map(|(a, b)| (a.to_string(), b.to_string())),
+                    Value::String(s) => s
+                        .split_once(' ')
+                        .map(|(a, b)| (a.to_string(), b.to_string())),
                     Value::Array(v) if v.len() == 2 => match (&v[0], &v[1]) {
                         (Value::String(a), Value::String(b)) => Some((a.clone(), b.clone())),
                         _ => None,
@@ -189,7 +203,10 @@ impl TokenizerJson {
         Ok(BpeModel {
             vocab,
             merges,
-            ignore_merges: model.get("ignore_merges").and_then(Value::as_bool).unwrap_or(false),
+            ignore_merges: model
+                .get("ignore_merges")
+                .and_then(Value::as_bool)
+                .unwrap_or(false),
         })
     }
 
@@ -211,14 +228,17 @@ impl TokenizerJson {
             .component("pre_tokenizer")
             .ok_or("a BPE tokenizer.json without a pre_tokenizer is not supported yet")?;
         let byte_level = |b: &Value| -> Result<(bool, bool), String> {
-            let flag = |name: &str, default: bool| b.get(name).and_then(Value::as_bool).unwrap_or(default);
+            let flag =
+                |name: &str, default: bool| b.get(name).and_then(Value::as_bool).unwrap_or(default);
             Ok((flag("add_prefix_space", true), flag("use_regex", true)))
         };
         match type_of(p, "pre_tokenizer")? {
             "ByteLevel" => {
                 let (add_prefix_space, use_regex) = byte_level(p)?;
                 if !use_regex {
-                    return Err("pre_tokenizer ByteLevel without use_regex is not supported yet".into());
+                    return Err(
+                        "pre_tokenizer ByteLevel without use_regex is not supported yet".into(),
+                    );
                 }
                 Ok(ByteLevelPreTokenizer {
                     regex: BYTE_LEVEL_REGEX.into(),
@@ -247,7 +267,10 @@ impl TokenizerJson {
                     .and_then(Value::as_str)
                     .ok_or("pre_tokenizer Split: only a Regex pattern is supported")?;
                 let behavior = split.get("behavior").and_then(Value::as_str).unwrap_or("");
-                let invert = split.get("invert").and_then(Value::as_bool).unwrap_or(false);
+                let invert = split
+                    .get("invert")
+                    .and_then(Value::as_bool)
+                    .unwrap_or(false);
                 let keep_gaps = match (behavior, invert) {
                     ("Isolated", false) => true,
                     ("Removed", true) => false,
@@ -259,7 +282,10 @@ impl TokenizerJson {
                 };
                 let (add_prefix_space, use_regex) = byte_level(&list[1])?;
                 if use_regex {
-                    return Err("pre_tokenizer ByteLevel with use_regex after a Split is not supported yet".into());
+                    return Err(
+                        "pre_tokenizer ByteLevel with use_regex after a Split is not supported yet"
+                            .into(),
+                    );
                 }
                 Ok(ByteLevelPreTokenizer {
                     regex: regex.into(),
@@ -267,7 +293,11 @@ impl TokenizerJson {
                     add_prefix_space,
                 })
             }
-            other => Err(unsupported("pre_tokenizer", other, "ByteLevel, Sequence[Split, ByteLevel]")),
+            other => Err(unsupported(
+                "pre_tokenizer",
+                other,
+                "ByteLevel, Sequence[Split, ByteLevel]",
+            )),
         }
     }
 
@@ -280,12 +310,18 @@ impl TokenizerJson {
         match type_of(p, "post_processor")? {
             "ByteLevel" => {
                 if p.get("trim_offsets").and_then(Value::as_bool) == Some(true) {
-                    return Err("post_processor ByteLevel with trim_offsets is not supported yet".into());
+                    return Err(
+                        "post_processor ByteLevel with trim_offsets is not supported yet".into(),
+                    );
                 }
                 Ok(SingleTemplate::default())
             }
             "TemplateProcessing" => template_single(p),
-            other => Err(unsupported("post_processor", other, "ByteLevel, TemplateProcessing")),
+            other => Err(unsupported(
+                "post_processor",
+                other,
+                "ByteLevel, TemplateProcessing",
+            )),
         }
     }
 

@@ -20,8 +20,10 @@ pub struct MergesBpe {
     merges: HashMap<u64, (u32, u32)>,
     /// The id of each byte's symbol.
     byte_ids: [u32; 256],
-    /// With `ignore_merges`: the id of every vocabulary entry, by its bytes.
-    whole: Option<HashMap<Box<[u8]>, u32>>,
+    /// The id of every vocabulary entry, by its bytes.
+    by_bytes: HashMap<Box<[u8]>, u32>,
+    /// A piece in the vocabulary is that token, merges or not.
+    ignore_merges: bool,
     /// The bytes of each id.
     tokens: Vec<Option<Box<[u8]>>>,
 }
@@ -29,7 +31,10 @@ pub struct MergesBpe {
 /// Buffers reused across pieces.
 #[derive(Default, Debug)]
 pub struct MergeScratch {
-    ids: Vec<u32>,
+    /// The starting symbols' ids, for [`MergesBpe::merge_symbols`].
+    pub ids: Vec<u32>,
+    /// … and their lengths in bytes.
+    pub lens: Vec<u32>,
     next: Vec<u32>,
     prev: Vec<u32>,
     heap: BinaryHeap<Reverse<(u32, u32, u32)>>,
@@ -51,7 +56,11 @@ impl MergesBpe {
         merges: Vec<(Vec<u8>, Vec<u8>)>,
         ignore_merges: bool,
     ) -> Result<MergesBpe, String> {
-        let size = vocab.iter().map(|&(_, id)| id as usize + 1).max().unwrap_or(0);
+        let size = vocab
+            .iter()
+            .map(|&(_, id)| id as usize + 1)
+            .max()
+            .unwrap_or(0);
         let mut tokens: Vec<Option<Box<[u8]>>> = vec![None; size];
         let mut by_bytes: HashMap<Box<[u8]>, u32> = HashMap::with_capacity(vocab.len());
         for (bytes, id) in vocab {
@@ -59,11 +68,13 @@ impl MergesBpe {
             by_bytes.insert(bytes.clone(), id);
             tokens[id as usize] = Some(bytes);
         }
+        // Byte-level models have a token for every byte; others start from characters
+        // ([`MergesBpe::merge_symbols`]) and never read this.
         let mut byte_ids = [NONE; 256];
         for (b, slot) in byte_ids.iter_mut().enumerate() {
-            *slot = *by_bytes
-                .get(&[b as u8][..])
-                .ok_or_else(|| format!("byte 0x{b:02X} has no token in the vocabulary"))?;
+            if let Some(&id) = by_bytes.get(&[b as u8][..]) {
+                *slot = id;
+            }
         }
         let mut map = HashMap::with_capacity(merges.len());
         for (rank, (a, b)) in merges.into_iter().enumerate() {
@@ -85,7 +96,8 @@ impl MergesBpe {
         Ok(MergesBpe {
             merges: map,
             byte_ids,
-            whole: ignore_merges.then_some(by_bytes),
+            by_bytes,
+            ignore_merges,
             tokens,
         })
     }
@@ -100,15 +112,31 @@ impl MergesBpe {
         self.tokens.is_empty()
     }
 
+    /// Whether every byte has a token (what byte-level models need).
+    pub fn covers_every_byte(&self) -> bool {
+        !self.byte_ids.contains(&NONE)
+    }
+
+    /// The id of the vocabulary entry that is exactly `bytes`.
+    #[inline]
+    pub fn bytes_id(&self, bytes: &[u8]) -> Option<u32> {
+        self.by_bytes.get(bytes).copied()
+    }
+
     /// The bytes of `id`.
     pub fn token_bytes(&self, id: u32) -> Option<&[u8]> {
         self.tokens.get(id as usize)?.as_deref()
     }
 
-    /// Appends the tokens of `piece` (non-empty) to `out`.
-    pub fn encode_piece(&self, piece: &[u8], scratch: &mut MergeScratch, out: &mut Vec<PieceToken>) {
-        if let Some(whole) = &self.whole
-            && let Some(&id) = whole.get(piece)
+    /// Appends the tokens of `piece` (non-empty) to `out`, one starting symbol per byte.
+    pub fn encode_piece(
+        &self,
+        piece: &[u8],
+        scratch: &mut MergeScratch,
+        out: &mut Vec<PieceToken>,
+    ) {
+        if self.ignore_merges
+            && let Some(&id) = self.by_bytes.get(piece)
         {
             out.push(PieceToken {
                 id,
@@ -116,18 +144,29 @@ impl MergesBpe {
             });
             return;
         }
-        let n = piece.len();
+        scratch.ids.clear();
+        scratch.lens.clear();
+        scratch
+            .ids
+            .extend(piece.iter().map(|&b| self.byte_ids[b as usize]));
+        scratch.lens.resize(piece.len(), 1);
+        self.merge_symbols(scratch, out);
+    }
+
+    /// Merges the starting symbols in `scratch.ids` (each `scratch.lens` bytes long) and appends
+    /// the resulting tokens to `out`.
+    pub fn merge_symbols(&self, scratch: &mut MergeScratch, out: &mut Vec<PieceToken>) {
         let MergeScratch {
             ids,
+            lens,
             next,
             prev,
             heap,
         } = scratch;
-        ids.clear();
+        let n = ids.len();
         next.clear();
         prev.clear();
         heap.clear();
-        ids.extend(piece.iter().map(|&b| self.byte_ids[b as usize]));
         next.extend(1..=n as u32);
         prev.extend((0..n as u32).map(|i| i.wrapping_sub(1)));
         for i in 0..n.saturating_sub(1) {
@@ -150,6 +189,7 @@ impl MergesBpe {
                 _ => continue,
             }
             ids[p] = new;
+            lens[p] += lens[right];
             ids[right] = NONE;
             let after = next[right];
             next[p] = after;
@@ -170,12 +210,11 @@ impl MergesBpe {
         }
         let mut s = 0usize;
         while s < n {
-            let e = next[s] as usize;
             out.push(PieceToken {
                 id: ids[s],
-                len: (e - s) as u32,
+                len: lens[s],
             });
-            s = e;
+            s = next[s] as usize;
         }
     }
 }

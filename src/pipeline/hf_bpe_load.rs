@@ -59,7 +59,11 @@ pub fn from_tokenizer_json(
             Some(bytes) => vocab.push((bytes, *id)),
             // Added tokens may sit in the vocabulary with characters outside the alphabet.
             None if added_ids.contains(id) => {}
-            None => return Err(format!("model.vocab: {token:?} is not in GPT-2's byte-level alphabet")),
+            None => {
+                return Err(format!(
+                    "model.vocab: {token:?} is not in GPT-2's byte-level alphabet"
+                ));
+            }
         }
     }
     let merges = model
@@ -68,7 +72,13 @@ pub fn from_tokenizer_json(
         .map(|(a, b)| Ok((decode(a)?, decode(b)?)))
         .collect::<Result<Vec<_>, String>>()?;
     let bpe = MergesBpe::new(vocab, merges, model.ignore_merges)?;
-    let size = added.iter().map(|t| t.id as usize + 1).fold(bpe.len(), usize::max);
+    if !bpe.covers_every_byte() {
+        return Err("a byte-level vocabulary must have a token for every byte".into());
+    }
+    let size = added
+        .iter()
+        .map(|t| t.id as usize + 1)
+        .fold(bpe.len(), usize::max);
     let mut token_strings: Vec<Option<Box<str>>> = vec![None; size];
     for (token, id) in model.vocab {
         token_strings[id as usize] = Some(token.into_boxed_str());

@@ -1,0 +1,535 @@
+//! SentencePiece-style BPE from a Hugging Face `tokenizer.json` (Llama 2, Mistral 7B, …): the
+//! normalizer puts `▁` in front and for every space (`Prepend`, `Replace`), there is no
+//! pre-tokenizer, BPE starts from characters with byte fallback (`<0xXX>`) for those outside the
+//! vocabulary, and the decoder undoes it (`Replace`, `ByteFallback`, `Fuse`, `Strip`) — as
+//! `tokenizers` runs such a file, with its offsets.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+
+use serde_json::Value;
+use simdtok_kernels::Kernels;
+
+use crate::encoding::Encoding;
+use crate::load::tokenizer_json::TokenizerJson;
+use crate::models::byte_bpe::PieceToken;
+use crate::models::merges_bpe::{MergeScratch, MergesBpe};
+use crate::options::LoadOptions;
+use crate::pipeline::added_tokens::{AddedTokens, Split};
+
+/// One step of the normalizer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum NormalizeStep {
+    /// Put this before a non-empty text.
+    Prepend(String),
+    /// Replace every occurrence of the first string by the second.
+    Replace(String, String),
+}
+
+/// One step of the decoder.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum DecodeStep {
+    Replace(String, String),
+    ByteFallback,
+    Fuse,
+    Strip {
+        content: char,
+        start: usize,
+        stop: usize,
+    },
+}
+
+/// A SentencePiece-style BPE `tokenizer.json`.
+#[derive(Debug)]
+pub struct HfSpmBpe {
+    bpe: MergesBpe,
+    normalizer: Vec<NormalizeStep>,
+    byte_fallback: Option<[u32; 256]>,
+    unk: Option<(u32, bool)>,
+    added: AddedTokens,
+    special_prefix: Vec<u32>,
+    special_suffix: Vec<u32>,
+    add_special_tokens: bool,
+    decoder: Vec<DecodeStep>,
+    token_strings: Vec<Option<Box<str>>>,
+    kernels: &'static Kernels,
+}
+
+#[derive(Default)]
+struct Scratch {
+    splits: Vec<Split>,
+    merge: MergeScratch,
+    tokens: Vec<PieceToken>,
+    normalized: String,
+    spans: Vec<(u32, u32)>,
+}
+
+thread_local! {
+    static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
+}
+
+trait Sink {
+    fn push(&mut self, id: u32, start: usize, end: usize);
+}
+
+impl Sink for Vec<u32> {
+    #[inline]
+    fn push(&mut self, id: u32, _start: usize, _end: usize) {
+        Vec::push(self, id);
+    }
+}
+
+impl Sink for Encoding {
+    #[inline]
+    fn push(&mut self, id: u32, start: usize, end: usize) {
+        self.ids.push(id);
+        self.offsets.push((start as u32, end as u32));
+    }
+}
+
+/// Whether the file looks like a SentencePiece-style BPE (it has `▁` in its normalizer or
+/// pre-tokenizer, or byte fallback).
+pub fn is_spm_style(json: &TokenizerJson) -> bool {
+    let has = |name: &str, needle: &str| {
+        json.component(name)
+            .is_some_and(|v| v.to_string().contains(needle))
+    };
+    has("normalizer", "\u{2581}")
+        || has("pre_tokenizer", "Metaspace")
+        || has("model", "\"byte_fallback\":true")
+}
+
+fn str_of<'a>(v: &'a Value, name: &str, what: &str) -> Result<&'a str, String> {
+    v.get(name)
+        .and_then(Value::as_str)
+        .ok_or_else(|| format!("{what}.{name} is missing or not a string"))
+}
+
+/// A `Replace` step's pattern: only a literal string is supported.
+fn replace_pattern(v: &Value, what: &str) -> Result<(String, String), String> {
+    let pattern = v
+        .get("pattern")
+        .and_then(|p| p.get("String"))
+        .and_then(Value::as_str)
+        .ok_or_else(|| format!("{what} Replace: only a String pattern is supported"))?;
+    Ok((pattern.to_string(), str_of(v, "content", what)?.to_string()))
+}
+
+fn normalizer_steps(json: &TokenizerJson) -> Result<Vec<NormalizeStep>, String> {
+    let Some(n) = json.component("normalizer") else {
+        return Ok(Vec::new());
+    };
+    let list: Vec<&Value> = match n.get("type").and_then(Value::as_str) {
+        Some("Sequence") => n
+            .get("normalizers")
+            .and_then(Value::as_array)
+            .ok_or("normalizer.normalizers is not a list")?
+            .iter()
+            .collect(),
+        _ => vec![n],
+    };
+    list.into_iter()
+        .map(|step| match step.get("type").and_then(Value::as_str) {
+            Some("Prepend") => Ok(NormalizeStep::Prepend(
+                str_of(step, "prepend", "normalizer")?.to_string(),
+            )),
+            Some("Replace") => {
+                let (a, b) = replace_pattern(step, "normalizer")?;
+                Ok(NormalizeStep::Replace(a, b))
+            }
+            Some(other) => Err(format!(
+                "normalizer of type {other} is not supported for this model (supported: Prepend, Replace, Sequence of them)"
+            )),
+            None => Err("normalizer has no type".into()),
+        })
+        .collect()
+}
+
+fn decoder_steps(json: &TokenizerJson) -> Result<Vec<DecodeStep>, String> {
+    let Some(d) = json.component("decoder") else {
+        return Ok(Vec::new());
+    };
+    let list: Vec<&Value> = match d.get("type").and_then(Value::as_str) {
+        Some("Sequence") => d
+            .get("decoders")
+            .and_then(Value::as_array)
+            .ok_or("decoder.decoders is not a list")?
+            .iter()
+            .collect(),
+        _ => vec![d],
+    };
+    list.into_iter()
+        .map(|step| match step.get("type").and_then(Value::as_str) {
+            Some("Replace") => {
+                let (a, b) = replace_pattern(step, "decoder")?;
+                Ok(DecodeStep::Replace(a, b))
+            }
+            Some("ByteFallback") => Ok(DecodeStep::ByteFallback),
+            Some("Fuse") => Ok(DecodeStep::Fuse),
+            Some("Strip") => {
+                let content = str_of(step, "content", "decoder Strip")?;
+                let mut chars = content.chars();
+                let (Some(c), None) = (chars.next(), chars.next()) else {
+                    return Err("decoder Strip: content must be one character".into());
+                };
+                let num = |name: &str| {
+                    step.get(name)
+                        .and_then(Value::as_u64)
+                        .map(|n| n as usize)
+                        .ok_or_else(|| format!("decoder Strip: {name} is not a number"))
+                };
+                Ok(DecodeStep::Strip {
+                    content: c,
+                    start: num("start")?,
+                    stop: num("stop")?,
+                })
+            }
+            Some(other) => Err(format!(
+                "decoder of type {other} is not supported for this model (supported: Replace, ByteFallback, Fuse, Strip)"
+            )),
+            None => Err("decoder has no type".into()),
+        })
+        .collect()
+}
+
+impl HfSpmBpe {
+    /// The tokenizer of a SentencePiece-style BPE `tokenizer.json`.
+    pub fn from_json(
+        json: &TokenizerJson,
+        options: &LoadOptions,
+        kernels: &'static Kernels,
+    ) -> Result<HfSpmBpe, String> {
+        if let Some(p) = json.component("pre_tokenizer") {
+            let kind = p.get("type").and_then(Value::as_str).unwrap_or("?");
+            return Err(format!(
+                "pre_tokenizer of type {kind} is not supported for a SentencePiece-style BPE yet (supported: none)"
+            ));
+        }
+        let normalizer = normalizer_steps(json)?;
+        let decoder = decoder_steps(json)?;
+        let template = json.single_template()?;
+        let model = json
+            .component("model")
+            .ok_or("tokenizer.json has no model")?;
+        let flag = |name: &str| model.get(name).and_then(Value::as_bool).unwrap_or(false);
+        if model.get("dropout").is_some_and(|d| !d.is_null()) {
+            return Err("model.dropout is not supported".into());
+        }
+        for name in ["continuing_subword_prefix", "end_of_word_suffix"] {
+            if model
+                .get(name)
+                .and_then(Value::as_str)
+                .is_some_and(|s| !s.is_empty())
+            {
+                return Err(format!("model.{name} is not supported yet"));
+            }
+        }
+        let m = json.bpe_vocab_and_merges()?;
+        let added = json.added_tokens()?;
+        if let Some(t) = added.iter().find(|t| t.normalized) {
+            return Err(format!(
+                "added token {:?} has normalized: true, which is not supported yet",
+                t.content
+            ));
+        }
+        if options.add_special_tokens && template.prefix.is_empty() && template.suffix.is_empty() {
+            return Err("adding special tokens: the file's post_processor adds none".into());
+        }
+        let ids: HashMap<&str, u32> = m.vocab.iter().map(|(t, id)| (t.as_str(), *id)).collect();
+        let byte_fallback = if flag("byte_fallback") {
+            let mut table = [0u32; 256];
+            for (b, slot) in table.iter_mut().enumerate() {
+                *slot = *ids
+                    .get(format!("<0x{b:02X}>").as_str())
+                    .ok_or_else(|| format!("byte_fallback needs <0x{b:02X}> in the vocabulary"))?;
+            }
+            Some(table)
+        } else {
+            None
+        };
+        let unk = match model.get("unk_token").and_then(Value::as_str) {
+            Some(u) => Some((
+                *ids.get(u)
+                    .ok_or_else(|| format!("the unknown token {u:?} is not in the vocabulary"))?,
+                flag("fuse_unk"),
+            )),
+            None => None,
+        };
+        let size = added
+            .iter()
+            .map(|t| t.id as usize + 1)
+            .chain(m.vocab.iter().map(|(_, id)| *id as usize + 1))
+            .max()
+            .unwrap_or(0);
+        let mut token_strings: Vec<Option<Box<str>>> = vec![None; size];
+        for (t, id) in &m.vocab {
+            token_strings[*id as usize] = Some(t.clone().into_boxed_str());
+        }
+        for t in &added {
+            token_strings[t.id as usize] = Some(t.content.clone().into_boxed_str());
+        }
+        let vocab = m
+            .vocab
+            .into_iter()
+            .map(|(t, id)| (t.into_bytes(), id))
+            .collect();
+        let merges = m
+            .merges
+            .into_iter()
+            .map(|(a, b)| (a.into_bytes(), b.into_bytes()))
+            .collect();
+        Ok(HfSpmBpe {
+            bpe: MergesBpe::new(vocab, merges, flag("ignore_merges"))?,
+            normalizer,
+            byte_fallback,
+            unk,
+            added: AddedTokens::new(added)?,
+            special_prefix: template.prefix,
+            special_suffix: template.suffix,
+            add_special_tokens: options.add_special_tokens,
+            decoder,
+            token_strings,
+            kernels,
+        })
+    }
+
+    /// The kernels in use.
+    pub fn kernels(&self) -> &'static Kernels {
+        self.kernels
+    }
+
+    /// The ids of `text` into `ids` (cleared first).
+    pub fn encode_ids_into(&self, text: &str, ids: &mut Vec<u32>) {
+        ids.clear();
+        self.encode(text, ids);
+    }
+
+    /// Ids, offsets and (when `pieces`) token strings into `out` (cleared first).
+    pub fn encode_into(&self, text: &str, out: &mut Encoding, pieces: bool) {
+        out.clear();
+        self.encode(text, out);
+        if pieces {
+            let strings: Vec<String> = out
+                .ids
+                .iter()
+                .map(|&id| self.id_to_token(id).unwrap_or_default().to_string())
+                .collect();
+            out.pieces = strings;
+        }
+    }
+
+    fn encode<S: Sink>(&self, text: &str, sink: &mut S) {
+        if self.add_special_tokens {
+            for &id in &self.special_prefix {
+                sink.push(id, 0, 0);
+            }
+        }
+        SCRATCH.with(|scratch| {
+            let scratch = &mut *scratch.borrow_mut();
+            let mut splits = std::mem::take(&mut scratch.splits);
+            self.added.split(self.kernels, text, &mut splits);
+            for &split in &splits {
+                match split {
+                    Split::Text(s, e) => self.encode_text(&text[s..e], s, scratch, sink),
+                    Split::Token(id, s, e) => sink.push(id, s, e),
+                }
+            }
+            scratch.splits = splits;
+        });
+        if self.add_special_tokens {
+            for &id in &self.special_suffix {
+                sink.push(id, 0, 0);
+            }
+        }
+    }
+
+    /// Normalizes `text` (at `base` in the input) into `out`, with each byte's input span.
+    fn normalize(&self, text: &str, base: usize, out: &mut String, spans: &mut Vec<(u32, u32)>) {
+        out.clear();
+        spans.clear();
+        out.push_str(text);
+        for (i, c) in text.char_indices() {
+            let span = ((base + i) as u32, (base + i + c.len_utf8()) as u32);
+            spans.extend(std::iter::repeat_n(span, c.len_utf8()));
+        }
+        for step in &self.normalizer {
+            match step {
+                NormalizeStep::Prepend(p) => {
+                    if let Some(&first) = spans.first() {
+                        out.insert_str(0, p);
+                        spans.splice(0..0, std::iter::repeat_n(first, p.len()));
+                    }
+                }
+                NormalizeStep::Replace(from, to) => {
+                    if from.is_empty() || !out.contains(from.as_str()) {
+                        continue;
+                    }
+                    let (old, old_spans) = (std::mem::take(out), std::mem::take(spans));
+                    let mut last = 0;
+                    for (at, _) in old.match_indices(from.as_str()) {
+                        out.push_str(&old[last..at]);
+                        spans.extend_from_slice(&old_spans[last..at]);
+                        // The replacement takes the span of the last byte it replaces.
+                        let span = old_spans[at + from.len() - 1];
+                        out.push_str(to);
+                        spans.extend(std::iter::repeat_n(span, to.len()));
+                        last = at + from.len();
+                    }
+                    out.push_str(&old[last..]);
+                    spans.extend_from_slice(&old_spans[last..]);
+                }
+            }
+        }
+    }
+
+    fn encode_text<S: Sink>(&self, text: &str, base: usize, scratch: &mut Scratch, sink: &mut S) {
+        let Scratch {
+            merge,
+            tokens,
+            normalized,
+            spans,
+            ..
+        } = scratch;
+        self.normalize(text, base, normalized, spans);
+        if normalized.is_empty() {
+            return;
+        }
+        // The starting symbols: characters, byte tokens, or (fused) unknowns.
+        merge.ids.clear();
+        merge.lens.clear();
+        let mut unk: Option<(u32, u32)> = None;
+        for c in normalized.chars() {
+            let mut buf = [0u8; 4];
+            let s = c.encode_utf8(&mut buf).as_bytes();
+            if let Some(id) = self.bpe.bytes_id(s) {
+                if let Some((uid, ulen)) = unk.take() {
+                    merge.ids.push(uid);
+                    merge.lens.push(ulen);
+                }
+                merge.ids.push(id);
+                merge.lens.push(s.len() as u32);
+            } else if let Some(bytes) = &self.byte_fallback {
+                for &b in s {
+                    merge.ids.push(bytes[b as usize]);
+                    merge.lens.push(1);
+                }
+            } else if let Some((uid, fuse)) = self.unk {
+                unk = match unk {
+                    Some((_, ulen)) if fuse => Some((uid, ulen + s.len() as u32)),
+                    Some(pending) => {
+                        merge.ids.push(pending.0);
+                        merge.lens.push(pending.1);
+                        Some((uid, s.len() as u32))
+                    }
+                    None => Some((uid, s.len() as u32)),
+                };
+            }
+            // With neither, the reference drops the character; so do we (its bytes are
+            // skipped below through the symbol lengths, which do not cover it).
+        }
+        if let Some((uid, ulen)) = unk {
+            merge.ids.push(uid);
+            merge.lens.push(ulen);
+        }
+        tokens.clear();
+        self.bpe.merge_symbols(merge, tokens);
+        let mut at = 0usize;
+        for t in tokens.iter() {
+            let end = at + t.len as usize;
+            sink.push(t.id, spans[at].0 as usize, spans[end - 1].1 as usize);
+            at = end;
+        }
+    }
+
+    /// The string of `id`.
+    pub fn id_to_token(&self, id: u32) -> Option<&str> {
+        self.token_strings.get(id as usize)?.as_deref()
+    }
+
+    /// One past the largest id.
+    pub fn vocab_size(&self) -> usize {
+        self.token_strings.len()
+    }
+
+    /// The text of `ids` as the reference decodes it (`skip_special_tokens=True`).
+    pub fn decode(&self, ids: &[u32]) -> Result<String, u32> {
+        let mut tokens: Vec<String> = Vec::with_capacity(ids.len());
+        for &id in ids {
+            if id as usize >= self.vocab_size() {
+                return Err(id);
+            }
+            if self.added.tokens().iter().any(|t| t.id == id && t.special) {
+                continue;
+            }
+            if let Some(t) = self.id_to_token(id) {
+                tokens.push(t.to_string());
+            }
+        }
+        for step in &self.decoder {
+            tokens = match step {
+                DecodeStep::Replace(from, to) => tokens
+                    .into_iter()
+                    .map(|t| t.replace(from.as_str(), to))
+                    .collect(),
+                DecodeStep::Fuse => vec![tokens.concat()],
+                DecodeStep::Strip {
+                    content,
+                    start,
+                    stop,
+                } => tokens
+                    .into_iter()
+                    .map(|t| strip(&t, *content, *start, *stop))
+                    .collect(),
+                DecodeStep::ByteFallback => byte_fallback(tokens),
+            };
+        }
+        Ok(tokens.concat())
+    }
+}
+
+/// `<0xXX>` tokens in a row become their bytes' text, or one U+FFFD per byte when the bytes are
+/// not valid UTF-8 (the `ByteFallback` decoder).
+fn byte_fallback(tokens: Vec<String>) -> Vec<String> {
+    let byte_of = |t: &str| {
+        let hex = t.strip_prefix("<0x")?.strip_suffix('>')?;
+        (hex.len() == 2).then(|| u8::from_str_radix(hex, 16).ok())?
+    };
+    let mut out = Vec::with_capacity(tokens.len());
+    let mut pending: Vec<u8> = Vec::new();
+    let mut count = 0usize;
+    let flush = |out: &mut Vec<String>, pending: &mut Vec<u8>, count: &mut usize| {
+        if *count == 0 {
+            return;
+        }
+        match String::from_utf8(std::mem::take(pending)) {
+            Ok(s) => out.push(s),
+            Err(_) => out.extend(std::iter::repeat_n("\u{FFFD}".to_string(), *count)),
+        }
+        *count = 0;
+    };
+    for t in tokens {
+        if let Some(b) = byte_of(&t) {
+            pending.push(b);
+            count += 1;
+        } else {
+            flush(&mut out, &mut pending, &mut count);
+            out.push(t);
+        }
+    }
+    flush(&mut out, &mut pending, &mut count);
+    out
+}
+
+/// Removes up to `start` leading and `stop` trailing `content` characters (the `Strip`
+/// decoder).
+fn strip(t: &str, content: char, start: usize, stop: usize) -> String {
+    let lead = t.chars().take(start).take_while(|&c| c == content).count();
+    let rest: Vec<char> = t.chars().skip(lead).collect();
+    let trail = rest
+        .iter()
+        .rev()
+        .take(stop)
+        .take_while(|&&c| c == content)
+        .count();
+    rest[..rest.len() - trail].iter().collect()
+}
