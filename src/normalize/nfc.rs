@@ -23,7 +23,9 @@ pub fn nfc_aligned(text: &str, base: u32, out: &mut String, spans: &mut Vec<(u32
         let span = if change > 0 {
             last
         } else {
-            let (i, ch) = input.next().expect("NFC consumes no more characters than there are");
+            let (i, ch) = input
+                .next()
+                .expect("NFC consumes no more characters than there are");
             let span = (base + i as u32, base + (i + ch.len_utf8()) as u32);
             for _ in 0..(-change) {
                 input.next();
