@@ -1,0 +1,233 @@
+//! Pre-tokenizers for byte-level BPE: hand-written scanners that split text exactly as the
+//! GPT-2, cl100k (Llama 3, Qwen) and o200k regexes do under `fancy-regex` (tiktoken's engine), and
+//! a `fancy-regex` fallback for any other pattern.
+//!
+//! The regexes are alternations with leftmost-first, backtracking semantics; [`scan`] writes each
+//! alternation out by hand (one token at a time from a token start), and [`ascii`] runs the same
+//! decisions over the byte-class bit masks of [`simdtok_kernels::Kernels::classify`] on ASCII
+//! stretches. The character classes are `regex-syntax`'s own ([`unicode`]). The matches of these
+//! patterns tile the text: every character belongs to exactly one piece.
+//!
+//! ```
+//! use simdtok::pretokenize::{Pattern, Splitter};
+//! let kernels = simdtok::kernels::Kernels::active().unwrap();
+//! let splitter = Splitter::new(Pattern::Cl100k { digits: 3 }, kernels);
+//! let text = "Hello world's 12345!\n";
+//! let mut pieces = Vec::new();
+//! splitter.split(text, |s, e| pieces.push(&text[s..e]));
+//! assert_eq!(pieces, ["Hello", " world", "'s", " ", "123", "45", "!\n"]);
+//! ```
+//!
+//! Hugging Face `tokenizers` evaluates the same pattern strings with Oniguruma, whose classes
+//! (Unicode version, `\s`) may differ from `regex-syntax`'s; the scanners follow `fancy-regex`.
+
+mod ascii;
+mod scan;
+mod unicode;
+
+use std::sync::OnceLock;
+
+use simdtok_kernels::Kernels;
+
+use scan::{Kind, Scanner};
+use unicode::Tables;
+
+/// GPT-2's pattern as `tokenizers`' `ByteLevel` pre-tokenizer has it (`use_regex: true`).
+const GPT2: &str = r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+";
+/// tiktoken's `r50k_pat_str` (gpt2, r50k_base, p50k_base, p50k_edit): the same splits.
+const GPT2_TIKTOKEN: &str =
+    r"'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s";
+/// cl100k as the `tokenizer.json` files of Llama 3 and gpt-3.5-turbo have it, before and after
+/// the digit count.
+const CL100K_HEAD: &str = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|";
+const CL100K_TAIL: &str = r"| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+";
+const CL100K: &str = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+";
+/// Qwen 2/3: cl100k with single digits.
+const CL100K_1: &str = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+";
+/// tiktoken's `cl100k_base` pat_str. Not equivalent to [`CL100K`]: `\s++$` makes a whitespace run
+/// reaching the end of the text one piece (`"a\n "` → `"a"`, `"\n "`; the `tokenizer.json` form
+/// gives `"a"`, `"\n"`, `" "`).
+const CL100K_TIKTOKEN: &str = r"'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s";
+/// o200k: tiktoken's `o200k_base` (its parts joined with `|`) and gpt-4o's `tokenizer.json`.
+const O200K: &str = r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+";
+
+/// A pre-tokenizer pattern with a hand-written scanner.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Pattern {
+    /// GPT-2, r50k, p50k: `'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+`
+    /// (tiktoken's `r50k_pat_str` splits identically and is accepted too).
+    Gpt2,
+    /// cl100k as `tokenizer.json` files have it (Llama 3, gpt-3.5-turbo with `digits: 3`; Qwen 2/3
+    /// with `digits: 1`, i.e. `\p{N}`): digit runs are cut into groups of at most `digits`
+    /// (`0` reads as `1`).
+    Cl100k {
+        /// The `k` of `\p{N}{1,k}`.
+        digits: u8,
+    },
+    /// o200k (tiktoken's `o200k_base`, gpt-4o's `tokenizer.json`: the same string).
+    O200k,
+    /// tiktoken's own `cl100k_base` pat_str (possessive quantifiers, `\s++$`): the same pieces as
+    /// `Cl100k { digits: 3 }` except that a whitespace run reaching the end of the text is one
+    /// piece even when it holds a newline before other whitespace.
+    TiktokenCl100k,
+}
+
+impl Pattern {
+    /// The pattern whose regex source is exactly `source` (a tokenizer.json Split regex, or a
+    /// tiktoken pat_str), if a scanner implements it.
+    pub fn from_regex_source(source: &str) -> Option<Pattern> {
+        match source {
+            GPT2 | GPT2_TIKTOKEN => return Some(Pattern::Gpt2),
+            CL100K_TIKTOKEN => return Some(Pattern::TiktokenCl100k),
+            O200K => return Some(Pattern::O200k),
+            _ => {}
+        }
+        let digits = source
+            .strip_prefix(CL100K_HEAD)?
+            .strip_suffix(CL100K_TAIL)?;
+        if digits == r"\p{N}" {
+            return Some(Pattern::Cl100k { digits: 1 });
+        }
+        let k = digits.strip_prefix(r"\p{N}{1,")?.strip_suffix('}')?;
+        // Only the canonical spelling of a number (no sign, no leading zero).
+        if k.starts_with('0') || !k.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        match k.parse::<u8>() {
+            Ok(k) if k >= 1 => Some(Pattern::Cl100k { digits: k }),
+            _ => None,
+        }
+    }
+
+    /// The regex this pattern implements (for `Gpt2`, the `tokenizer.json` spelling).
+    pub fn regex_source(&self) -> &'static str {
+        match *self {
+            Pattern::Gpt2 => GPT2,
+            Pattern::Cl100k { digits: 0 | 1 } => CL100K_1,
+            Pattern::Cl100k { digits: 3 } => CL100K,
+            Pattern::Cl100k { digits } => {
+                static OTHERS: [OnceLock<String>; 256] = [const { OnceLock::new() }; 256];
+                OTHERS[digits as usize]
+                    .get_or_init(|| format!(r"{CL100K_HEAD}\p{{N}}{{1,{digits}}}{CL100K_TAIL}"))
+            }
+            Pattern::O200k => O200K,
+            Pattern::TiktokenCl100k => CL100K_TIKTOKEN,
+        }
+    }
+
+    fn scanner(self) -> Scanner {
+        let tables = Tables::get();
+        let (kind, digits, whole_trailing_space) = match self {
+            Pattern::Gpt2 => (Kind::Gpt2, usize::MAX, false),
+            Pattern::Cl100k { digits } => (Kind::Cl100k, digits.max(1) as usize, false),
+            Pattern::O200k => (Kind::O200k, 3, false),
+            Pattern::TiktokenCl100k => (Kind::Cl100k, 3, true),
+        };
+        Scanner {
+            kind,
+            digits,
+            whole_trailing_space,
+            tables,
+        }
+    }
+}
+
+/// Splits text into pre-tokenizer pieces: a pattern's scanner, or a `fancy-regex` fallback.
+pub struct Splitter {
+    inner: Inner,
+    kernels: &'static Kernels,
+}
+
+enum Inner {
+    Scan(Box<Scan>),
+    Regex(Box<fancy_regex::Regex>),
+}
+
+struct Scan {
+    pattern: Pattern,
+    scanner: Scanner,
+    fast: ascii::Fast,
+}
+
+impl std::fmt::Debug for Splitter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.inner {
+            Inner::Scan(scan) => f
+                .debug_struct("Splitter")
+                .field("pattern", &scan.pattern)
+                .field("tier", &self.kernels.tier())
+                .finish(),
+            Inner::Regex(re) => f
+                .debug_struct("Splitter")
+                .field("regex", &re.as_str())
+                .finish(),
+        }
+    }
+}
+
+impl Splitter {
+    /// The scanner of `pattern`, running on `kernels`.
+    pub fn new(pattern: Pattern, kernels: &'static Kernels) -> Splitter {
+        let scanner = pattern.scanner();
+        Splitter {
+            inner: Inner::Scan(Box::new(Scan {
+                pattern,
+                scanner,
+                fast: ascii::Fast::new(scanner),
+            })),
+            kernels,
+        }
+    }
+
+    /// Any other regex: a `fancy_regex` fallback (the generic path for tokenizer.json patterns
+    /// without a scanner). A source that [`Pattern::from_regex_source`] knows gets its scanner.
+    /// Err: the regex does not compile.
+    pub fn from_regex(source: &str, kernels: &'static Kernels) -> Result<Splitter, String> {
+        if let Some(pattern) = Pattern::from_regex_source(source) {
+            return Ok(Splitter::new(pattern, kernels));
+        }
+        let regex = fancy_regex::Regex::new(source).map_err(|e| format!("{source:?}: {e}"))?;
+        Ok(Splitter {
+            inner: Inner::Regex(Box::new(regex)),
+            kernels,
+        })
+    }
+
+    /// The pattern of a scanner, `None` for a fallback regex.
+    pub fn pattern(&self) -> Option<Pattern> {
+        match &self.inner {
+            Inner::Scan(scan) => Some(scan.pattern),
+            Inner::Regex(_) => None,
+        }
+    }
+
+    /// Calls `piece(start, end)` for each match, in order (byte offsets). For the scanners the
+    /// matches tile `text`; for a fallback regex, the gaps between matches are NOT reported (the
+    /// caller gets matches only, like tiktoken's find_iter). Should the fallback regex fail at
+    /// run time (`fancy-regex`'s backtracking limit), the rest of the text after the last match is
+    /// reported as one piece rather than dropped.
+    pub fn split(&self, text: &str, mut piece: impl FnMut(usize, usize)) {
+        match &self.inner {
+            Inner::Scan(scan) => scan
+                .fast
+                .split(self.kernels, &scan.scanner, text, &mut piece),
+            Inner::Regex(re) => {
+                let mut last = 0;
+                for m in re.find_iter(text) {
+                    match m {
+                        Ok(m) => {
+                            piece(m.start(), m.end());
+                            last = m.end();
+                        }
+                        Err(_) => {
+                            if last < text.len() {
+                                piece(last, text.len());
+                            }
+                            return;
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

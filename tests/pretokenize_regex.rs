@@ -1,0 +1,552 @@
+//! The pre-tokenizer scanners against the real regexes (`fancy-regex`, tiktoken's engine): every
+//! pattern source (tokenizer.json and tiktoken spellings) on the shared corpora (line by line and
+//! whole files), a hand-written edge list, random strings over an alphabet of the critical
+//! characters, pathological inputs, and once per kernel tier.
+
+#[path = "common/golden.rs"]
+mod golden;
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use fancy_regex::Regex;
+use libtest_mimic::{Arguments, Failed, Trial};
+use proptest::prelude::*;
+use proptest::test_runner::{Config, RngSeed, TestCaseError, TestRunner};
+use simdtok::kernels::{Kernels, Tier};
+use simdtok::pretokenize::{Pattern, Splitter};
+
+use golden::{required_tiers, shared_data};
+
+/// Every source a scanner implements, with the pattern it maps to.
+const SOURCES: &[(&str, &str, Pattern)] = &[
+    (
+        "gpt2",
+        r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+",
+        Pattern::Gpt2,
+    ),
+    (
+        "r50k_tiktoken",
+        r"'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s",
+        Pattern::Gpt2,
+    ),
+    (
+        "cl100k",
+        r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+",
+        Pattern::Cl100k { digits: 3 },
+    ),
+    (
+        "qwen",
+        r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+",
+        Pattern::Cl100k { digits: 1 },
+    ),
+    (
+        "cl100k_digits2",
+        r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,2}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+",
+        Pattern::Cl100k { digits: 2 },
+    ),
+    (
+        "cl100k_tiktoken",
+        r"'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s",
+        Pattern::TiktokenCl100k,
+    ),
+    (
+        "o200k",
+        r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+",
+        Pattern::O200k,
+    ),
+];
+
+/// The shared `tokenizer.json` files and the pattern their Split regex must map to.
+const TOKENIZER_JSONS: &[(&str, Pattern)] = &[
+    ("llama3", Pattern::Cl100k { digits: 3 }),
+    ("gpt35turbo", Pattern::Cl100k { digits: 3 }),
+    ("qwen3", Pattern::Cl100k { digits: 1 }),
+    ("gpt4o", Pattern::O200k),
+];
+
+const CORPORA: &[&str] = &[
+    "botchan.txt",
+    "code_python311_stdlib_sample.py.txt",
+    "emoji_unicode15_emoji-test.txt",
+    "en_jargon_file_4.4.7.txt",
+    "en_kjv_bible.txt",
+    "ja_debian_reference.txt",
+    "multi_udhr_all_languages.txt",
+    "zh-cn_debian_reference.txt",
+    "zh-tw_debian_reference.txt",
+];
+
+/// Hand-written edge cases.
+const EDGES: &[&str] = &[
+    "",
+    " ",
+    "a",
+    "'",
+    "''",
+    "'s",
+    "''s",
+    " 's",
+    "x's",
+    "don't I'll we've they're she'd I'm it's",
+    "DON'T I'LL WE'VE THEY'RE SHE'D I'M IT'S",
+    "Don'T i'Ll We'Ve tHEY'rE",
+    "'S 'T 'RE 'VE 'M 'LL 'D 'Re 'rE 'lL 'Ll",
+    "'ſ 'ſa xſ'ſ ſ'S",
+    "'K 'k 'K",
+    "’s it’s ‘quoted’ don’t",
+    "'sa 'tt 'rex 'lll 'l 'r 'v 've",
+    "\u{a0}Hacker \u{a0}hacker \u{202f}x \u{2007}y",
+    "\u{3000}中文 \u{3000}\u{3000}中",
+    "(hello) [world] {x} <y> «z» „w“",
+    "!abc !!abc ?!abc .abc ..abc -abc --abc _abc __abc",
+    "\tabc \t\tabc \t abc  \tabc",
+    "12345 1234567 1 12 123 1234",
+    "٣٤٥٦٧ ۱۲۳۴ १२३४५ ①②③④ Ⅻⅻ ¼½¾ 𝟘𝟙𝟚𝟛",
+    "abc123def 123abc abc123 1.5 1,000,000 3.14159",
+    "a  b   c    d",
+    "a\tb\t\tc",
+    "a \nb  \n c\n\nd \n\n e",
+    "line\r\nline\r\n\r\nx",
+    "lone\rcarriage\r\rreturn \r x",
+    "trailing \n",
+    "trailing\n ",
+    "trailing\n  \t",
+    "trailing \n \n  ",
+    "\n",
+    "\n\n\n",
+    " \n",
+    "\n ",
+    "   ",
+    "\r\n",
+    "!\n\n",
+    "!\n\n x",
+    "! \n",
+    "abc!\r\n\r\ndef",
+    "a/b//c/\n/d",
+    "http://example.com/path/to?x=1&y=2",
+    "x\u{85}y \u{85} \u{2028}z\u{2029} \u{2028}\u{2028}w",
+    "\u{b}\u{c}\u{1c}\u{1d}\u{1e}\u{1f}x\u{1c}y",
+    "\u{301}abc \u{301}ABC \u{301}\u{301}x \u{301}",
+    "\u{301}A \u{301}A\u{301} e\u{301}A",
+    "a\u{301}b A\u{301}B \u{300}\u{301}\u{302}",
+    "👨‍👩‍👧‍👦 👍🏽 🏳️‍🌈 ❤️ 😀😀",
+    "a👍b 👍a 👍 a",
+    "CamelCase camelCase HTTPServer getHTTPResponse XMLHttpRequest",
+    "ǅemal ǅ ǅA Aǅ aǅ ǈubljana",
+    "ʰa aʰ ʰA Aʰ ʰʰ ˢᵗ",
+    "中文A A中文 中a a中 中'S",
+    "ひらがなカタカナ漢字 ｶﾀｶﾅ ＡＢＣ１２３",
+    "Ωmega ΣΊΣΥΦΟΣ ĳ Ĳ ß ẞ",
+    "HELLO'S World'S wORLD's ABC'll",
+    "I'm I'M i'M ʰ's 中's A's a'S",
+    "word's'",
+    "x'''s",
+    "\u{feff}BOM text",
+    "\u{200d}x \u{200d}\u{200d} a\u{200d}b",
+    "\u{0}\u{1}\u{7f}",
+    "tab\t\n\tnext",
+    "    def f(x):\n        return x\n",
+    "mixed 中文 and English, 日本語も。",
+    "عربي ١٢٣ עברית",
+    "ｈｅｌｌｏ　ｗｏｒｌｄ",
+    "x \u{a0}\u{a0}y",
+    " \u{a0}y",
+    "\u{a0} y",
+    " !",
+    "  !",
+    " !a",
+    "!a",
+    "  a",
+    "\t!",
+    "a  ",
+    "a\u{3000}",
+];
+
+/// The critical characters the random strings are drawn from.
+const ALPHABET: &[&str] = &[
+    " ", " ", "\n", "\r", "\t", "\u{a0}", "\u{3000}", "a", "a", "A", "ǅ", "ʰ", "中", "\u{301}",
+    "1", "٣", "'", "'", "s", "S", "ll", "re", "t", ".", "/", "😀", "\u{200d}", "\u{85}", "ſ", "x",
+];
+
+type Spans = Vec<(usize, usize)>;
+
+fn scanner_spans(splitter: &Splitter, text: &str) -> Spans {
+    let mut out = Vec::new();
+    splitter.split(text, |s, e| out.push((s, e)));
+    out
+}
+
+fn regex_spans(regex: &Regex, text: &str) -> Result<Spans, String> {
+    regex
+        .find_iter(text)
+        .map(|m| m.map(|m| (m.start(), m.end())).map_err(|e| e.to_string()))
+        .collect()
+}
+
+fn show(text: &str, spans: &[(usize, usize)]) -> String {
+    let pieces: Vec<&str> = spans.iter().map(|&(s, e)| &text[s..e]).collect();
+    format!("{pieces:?}")
+}
+
+/// The scanner's pieces tile the text and equal the regex's matches.
+fn check(splitter: &Splitter, regex: &Regex, text: &str) -> Result<(), String> {
+    let got = scanner_spans(splitter, text);
+    let mut at = 0;
+    for &(s, e) in &got {
+        if s != at || e <= s {
+            return Err(format!("pieces do not tile {text:?}: {}", show(text, &got)));
+        }
+        at = e;
+    }
+    if at != text.len() {
+        return Err(format!("pieces stop at {at} in {text:?}"));
+    }
+    let want = regex_spans(regex, text)?;
+    if got != want {
+        let first = got.iter().zip(&want).position(|(a, b)| a != b).unwrap_or(0);
+        let from = first.saturating_sub(3);
+        let ctx_end = (first + 4).min(got.len()).min(want.len());
+        return Err(format!(
+            "text {:?}…\n  scanner {}\n  regex   {}",
+            &text[got.get(from).map_or(0, |s| s.0)..]
+                .chars()
+                .take(80)
+                .collect::<String>(),
+            show(text, &got[from..ctx_end.max(from)]),
+            show(text, &want[from..ctx_end.max(from)]),
+        ));
+    }
+    Ok(())
+}
+
+fn splitter(pattern: Pattern) -> Splitter {
+    Splitter::new(pattern, Kernels::active().expect("a tier"))
+}
+
+fn edge_strings() -> Vec<String> {
+    let mut out: Vec<String> = EDGES.iter().map(|s| s.to_string()).collect();
+    // Every pair (each edge before and after every other), and each with its lines joined by
+    // the other line ends.
+    for a in EDGES {
+        for b in EDGES {
+            out.push(format!("{a}{b}"));
+        }
+    }
+    out
+}
+
+fn run_edges(source: &str, pattern: Pattern) -> Result<(), Failed> {
+    let regex = Regex::new(source).map_err(|e| e.to_string())?;
+    let sp = splitter(pattern);
+    let strings = edge_strings();
+    let mut failures = Vec::new();
+    for s in &strings {
+        if let Err(e) = check(&sp, &regex, s) {
+            failures.push(e);
+        }
+    }
+    println!("{} edge strings compared", strings.len());
+    if failures.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{} of {} differ:\n{}",
+            failures.len(),
+            strings.len(),
+            failures[..failures.len().min(10)].join("\n")
+        )
+        .into())
+    }
+}
+
+fn run_random(source: &str, pattern: Pattern) -> Result<(), Failed> {
+    let regex = Regex::new(source).map_err(|e| e.to_string())?;
+    let sp = splitter(pattern);
+    let cases: u32 = std::env::var("SIMDTOK_PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(20_000);
+    let mut runner = TestRunner::new(Config {
+        cases,
+        rng_seed: RngSeed::Fixed(0x5eed_0001),
+        failure_persistence: None,
+        ..Config::default()
+    });
+    let strategy = proptest::collection::vec(proptest::sample::select(ALPHABET), 0..24)
+        .prop_map(|parts| parts.concat());
+    runner
+        .run(&strategy, |text| {
+            check(&sp, &regex, &text).map_err(TestCaseError::fail)
+        })
+        .map_err(|e| Failed::from(e.to_string()))?;
+    println!("{cases} random strings compared");
+    Ok(())
+}
+
+fn run_corpus(source: &str, pattern: Pattern, path: &Path) -> Result<(), Failed> {
+    let regex = Regex::new(source).map_err(|e| e.to_string())?;
+    let sp = splitter(pattern);
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut failures = Vec::new();
+    let mut n = 0;
+    for line in text.split_inclusive('\n') {
+        n += 1;
+        if let Err(e) = check(&sp, &regex, line) {
+            failures.push(e);
+        }
+    }
+    // Lines without their line end too where that leaves whitespace at the end of the text
+    // (where tiktoken's `\s++$` and the `tokenizer.json` patterns differ).
+    for line in text.lines().filter(|l| l.ends_with(char::is_whitespace)) {
+        n += 1;
+        if let Err(e) = check(&sp, &regex, line) {
+            failures.push(e);
+        }
+    }
+    n += 1;
+    if let Err(e) = check(&sp, &regex, &text) {
+        failures.push(format!("whole file: {e}"));
+    }
+    println!("{n} texts compared ({} bytes)", text.len());
+    if failures.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{} of {n} differ:\n{}",
+            failures.len(),
+            failures[..failures.len().min(10)].join("\n")
+        )
+        .into())
+    }
+}
+
+/// Every tier gives the scalar tier's pieces, on the corpora (or the edge list when the corpora
+/// are absent) and on the random strings' alphabet repeated.
+fn run_tier(
+    pattern: Pattern,
+    kernels: &'static Kernels,
+    texts: Arc<Vec<String>>,
+) -> Result<(), Failed> {
+    let scalar = Splitter::new(pattern, Kernels::scalar());
+    let tier = Splitter::new(pattern, kernels);
+    for text in texts.iter() {
+        let a = scanner_spans(&scalar, text);
+        let b = scanner_spans(&tier, text);
+        if a != b {
+            let first = a
+                .iter()
+                .zip(&b)
+                .position(|(x, y)| x != y)
+                .unwrap_or(a.len().min(b.len()));
+            return Err(format!(
+                "{} differs from scalar at piece {first}: {:?} vs {:?}",
+                kernels.tier(),
+                a.get(first).map(|&(s, e)| &text[s..e]),
+                b.get(first).map(|&(s, e)| &text[s..e]),
+            )
+            .into());
+        }
+    }
+    println!("{} texts compared with the scalar tier", texts.len());
+    Ok(())
+}
+
+fn tier_texts() -> Vec<String> {
+    let mut texts = edge_strings();
+    texts.push(ALPHABET.concat().repeat(50));
+    if let Some(dir) = shared_data() {
+        for c in CORPORA {
+            if let Ok(t) = std::fs::read_to_string(dir.join("corpora").join(c)) {
+                texts.push(t);
+            }
+        }
+    }
+    texts
+}
+
+/// No quadratic blow-up and no panic on long runs of one critical character.
+fn run_pathological(pattern: Pattern) -> Result<(), Failed> {
+    let sp = splitter(pattern);
+    let units = [
+        " ", "a", "A", "'", "\n", "\r\n", "\u{301}", "1", "٣", "中", "\t", "\u{a0}", "!", "'s",
+        "ǅ", "ʰ", " a", "\n ", "A\u{301}", "\u{301}A", "😀", "/",
+    ];
+    for unit in units {
+        let text = unit.repeat((1 << 20) / unit.len());
+        let start = Instant::now();
+        let mut covered = 0;
+        sp.split(&text, |s, e| covered += e - s);
+        let took = start.elapsed();
+        if covered != text.len() {
+            return Err(format!("{unit:?}×: {covered} of {} bytes covered", text.len()).into());
+        }
+        if took > Duration::from_secs(5) {
+            return Err(format!("{unit:?}× 1 MiB took {took:?}").into());
+        }
+    }
+    Ok(())
+}
+
+fn run_sources() -> Result<(), Failed> {
+    for &(name, source, pattern) in SOURCES {
+        if Pattern::from_regex_source(source) != Some(pattern) {
+            return Err(format!(
+                "{name}: from_regex_source gives {:?}",
+                Pattern::from_regex_source(source)
+            )
+            .into());
+        }
+        // The canonical source of the pattern maps back to it, and compiles.
+        let canonical = pattern.regex_source();
+        if Pattern::from_regex_source(canonical) != Some(pattern) {
+            return Err(format!("{pattern:?}: its regex_source does not map back").into());
+        }
+        Regex::new(canonical).map_err(|e| e.to_string())?;
+    }
+    let k = Kernels::scalar();
+    for bad in [r"\p{N}{1,0}", "", r"(?i:'s)"] {
+        if Pattern::from_regex_source(bad).is_some() {
+            return Err(format!("{bad:?} has no scanner").into());
+        }
+    }
+    // A pattern without a scanner: the regex's matches only.
+    let sp = Splitter::from_regex(r"\p{L}+|\d", k).map_err(|e| e.to_string())?;
+    if sp.pattern().is_some() {
+        return Err("a fallback has no pattern".into());
+    }
+    let mut got = Vec::new();
+    sp.split("ab, c1 !", |s, e| got.push((s, e)));
+    if got != [(0, 2), (4, 5), (5, 6)] {
+        return Err(format!("fallback matches {got:?}").into());
+    }
+    if Splitter::from_regex("(", k).is_ok() {
+        return Err("an invalid regex must be an error".into());
+    }
+    if Splitter::from_regex(SOURCES[6].1, k)
+        .map_err(|e| e.to_string())?
+        .pattern()
+        != Some(Pattern::O200k)
+    {
+        return Err("from_regex should use the scanner of a known source".into());
+    }
+    // A negative control: the comparison notices the one difference between tiktoken's cl100k
+    // and the tokenizer.json one.
+    let tiktoken = Regex::new(SOURCES[5].1).map_err(|e| e.to_string())?;
+    if check(&splitter(Pattern::Cl100k { digits: 3 }), &tiktoken, "a\n ").is_ok()
+        || check(&splitter(Pattern::TiktokenCl100k), &tiktoken, "a\n ").is_err()
+    {
+        return Err("tiktoken's cl100k splits \"a\\n \" as \"a\", \"\\n \"".into());
+    }
+    fn send_sync<T: Send + Sync>() {}
+    send_sync::<Splitter>();
+    Ok(())
+}
+
+fn run_tokenizer_jsons(dir: &Path) -> Result<(), Failed> {
+    for &(name, pattern) in TOKENIZER_JSONS {
+        let path = dir
+            .join("models/hf-tokenizer-json")
+            .join(format!("{name}.tokenizer.json"));
+        let json: serde_json::Value = serde_json::from_slice(
+            &std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?,
+        )
+        .map_err(|e| e.to_string())?;
+        let split = json["pre_tokenizer"]["pretokenizers"]
+            .as_array()
+            .and_then(|a| a.iter().find(|p| p["type"] == "Split"))
+            .ok_or_else(|| format!("{name}: no Split pre-tokenizer"))?;
+        let source = split["pattern"]["Regex"].as_str().ok_or("no Regex")?;
+        if Pattern::from_regex_source(source) != Some(pattern) {
+            return Err(format!(
+                "{name}: {source:?} maps to {:?}, not {pattern:?}",
+                Pattern::from_regex_source(source)
+            )
+            .into());
+        }
+        if !SOURCES.iter().any(|s| s.1 == source) {
+            return Err(format!("{name}: {source:?} is not among the tested sources").into());
+        }
+    }
+    Ok(())
+}
+
+fn main() {
+    let args = Arguments::from_args();
+    let data = shared_data();
+    let mut trials = Vec::new();
+    trials.push(Trial::test("sources", run_sources));
+    match &data {
+        Some(dir) => {
+            let dir = dir.clone();
+            trials.push(Trial::test("tokenizer_json_sources", move || {
+                run_tokenizer_jsons(&dir)
+            }));
+        }
+        None => {
+            if !args.list {
+                println!("tokenizer_json_sources: SKIPPED: ../shared/data is absent");
+            }
+            trials.push(Trial::test("tokenizer_json_sources", || Ok(())).with_ignored_flag(true));
+        }
+    }
+    for &(name, source, pattern) in SOURCES {
+        trials.push(Trial::test(format!("edges::{name}"), move || {
+            run_edges(source, pattern)
+        }));
+        trials.push(Trial::test(format!("random::{name}"), move || {
+            run_random(source, pattern)
+        }));
+        for corpus in CORPORA {
+            let test = format!(
+                "corpus::{name}::{}",
+                corpus.split('.').next().unwrap_or(corpus)
+            );
+            match &data {
+                Some(dir) => {
+                    let path = dir.join("corpora").join(corpus);
+                    trials.push(Trial::test(test, move || {
+                        run_corpus(source, pattern, &path)
+                    }));
+                }
+                None => {
+                    if !args.list {
+                        println!("{test}: SKIPPED: ../shared/data is absent");
+                    }
+                    trials.push(Trial::test(test, || Ok(())).with_ignored_flag(true));
+                }
+            }
+        }
+    }
+    let patterns = [
+        Pattern::Gpt2,
+        Pattern::Cl100k { digits: 3 },
+        Pattern::Cl100k { digits: 1 },
+        Pattern::O200k,
+        Pattern::TiktokenCl100k,
+    ];
+    let texts = Arc::new(tier_texts());
+    let required = required_tiers();
+    for pattern in patterns {
+        let short = format!("{pattern:?}").replace([' ', '{', '}', ':'], "");
+        trials.push(Trial::test(format!("pathological::{short}"), move || {
+            run_pathological(pattern)
+        }));
+        for tier in Tier::ALL {
+            let name = format!("tiers::{short}::{}", tier.name().replace('.', ""));
+            let texts = texts.clone();
+            trials.push(match Kernels::for_tier(tier) {
+                Some(k) => Trial::test(name, move || run_tier(pattern, k, texts)),
+                None if required.contains(&tier) => Trial::test(name, move || {
+                    Err(format!("SIMDTOK_REQUIRE_TIERS names {tier}, which cannot run here").into())
+                }),
+                None => Trial::test(name, move || {
+                    Err(format!("skipped: {tier} cannot run here").into())
+                })
+                .with_ignored_flag(true),
+            });
+        }
+    }
+    libtest_mimic::run(&args, trials).exit();
+}
