@@ -13,7 +13,7 @@ use crate::models::byte_bpe::PieceToken;
 use crate::models::merges_bpe::{MergeScratch, MergesBpe};
 use crate::normalize::nfc;
 use crate::pipeline::added_tokens::{AddedTokens, Split};
-use crate::pipeline::pretokenize_shim::Splitter;
+use crate::pretokenize::Splitter;
 
 /// Everything a byte-level BPE tokenizer is built from.
 #[derive(Debug)]

@@ -10,7 +10,7 @@ use crate::models::merges_bpe::MergesBpe;
 use crate::options::LoadOptions;
 use crate::pipeline::added_tokens::AddedTokens;
 use crate::pipeline::hf_bpe::{HfBpe, HfBpeParts};
-use crate::pipeline::pretokenize_shim::Splitter;
+use crate::pretokenize::Splitter;
 
 /// Whether the file is a byte-level BPE (its pre-tokenizer or decoder says `ByteLevel`).
 pub fn is_byte_level(json: &TokenizerJson) -> bool {

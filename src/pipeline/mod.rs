@@ -5,7 +5,6 @@ pub mod bert_load;
 pub mod hf_bpe;
 pub mod hf_bpe_load;
 pub mod hf_spm_bpe;
-pub mod pretokenize_shim;
 pub mod spm;
 pub mod tiktoken;
 pub mod word_cache;

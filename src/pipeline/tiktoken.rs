@@ -9,7 +9,7 @@ use simdtok_kernels::Kernels;
 use crate::encoding::Encoding;
 use crate::models::byte_bpe::{BpeScratch, ByteBpe, PieceToken};
 use crate::pipeline::added_tokens::{AddedToken, AddedTokens, Split};
-use crate::pipeline::pretokenize_shim::{Pattern, Splitter};
+use crate::pretokenize::{Pattern, Splitter};
 
 /// The named encodings: the pattern and the special tokens tiktoken gives each.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -44,7 +44,9 @@ impl Encodings {
     pub fn pattern(self) -> Pattern {
         match self {
             Encodings::R50k | Encodings::P50k => Pattern::Gpt2,
-            Encodings::Cl100k => Pattern::Cl100k { digits: 3 },
+            // tiktoken's own pat_str, which differs from the tokenizer.json spelling on whitespace
+            // at the end of a text.
+            Encodings::Cl100k => Pattern::TiktokenCl100k,
             Encodings::O200k => Pattern::O200k,
         }
     }
