@@ -6,14 +6,15 @@
 //! Parts are always adjacent ranges of the piece, so a pair's concatenation is a slice of the
 //! piece: ranks are looked up by slice (hashed with the CRC-32C kernel), nothing is copied.
 //! Short pieces — nearly all of them — use tiktoken's own loop (a linear scan for the minimum
-//! over a small array); long ones a heap over a linked list of parts, O(n log n) instead of
-//! O(n²), with the same choice at every step: the minimum (rank, start), starts being unique.
+//! over a small array); long ones a linked list of parts and a [`RankQueue`] of candidate
+//! merges (a heap's order, but near O(1) per merge), with the same choice at every step: the
+//! minimum (rank, start), starts being unique.
 
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::HashMap;
 
 use simdtok_kernels::Kernels;
 
+use crate::models::rank_queue::RankQueue;
 use crate::models::vocab::Crc32cState;
 
 /// Pieces up to this many bytes take tiktoken's quadratic loop, which is faster there.
@@ -44,7 +45,7 @@ pub struct BpeScratch {
     next: Vec<u32>,
     prev: Vec<u32>,
     rank: Vec<u32>,
-    heap: BinaryHeap<Reverse<(u32, u32)>>,
+    queue: RankQueue,
 }
 
 impl ByteBpe {
@@ -171,13 +172,13 @@ impl ByteBpe {
             next,
             prev,
             rank,
-            heap,
+            queue,
             ..
         } = scratch;
         next.clear();
         prev.clear();
         rank.clear();
-        heap.clear();
+        queue.clear();
         // Part starting at byte i (while alive): next[i] is the start of the next part (n for
         // none), rank[i] the rank of merging it with that part.
         next.extend(1..=n as u32);
@@ -190,7 +191,7 @@ impl ByteBpe {
             };
             rank.push(r);
             if r != NONE {
-                heap.push(Reverse((r, i as u32)));
+                queue.push(r, i as u64);
             }
         }
         // A removed part gets this in `rank`.
@@ -203,7 +204,8 @@ impl ByteBpe {
             let end = next[mid as usize];
             self.rank_or_none(&piece[start as usize..end as usize])
         };
-        while let Some(Reverse((r, start))) = heap.pop() {
+        while let Some((r, start)) = queue.pop() {
+            let start = start as u32;
             let s = start as usize;
             if rank[s] != r {
                 continue; // stale: the part is gone or its pair changed
@@ -219,14 +221,14 @@ impl ByteBpe {
             let new = pair_rank(next, start);
             rank[s] = new;
             if new != NONE {
-                heap.push(Reverse((new, start)));
+                queue.push(new, start as u64);
             }
             let p = prev[s];
             if p != u32::MAX {
                 let pr = pair_rank(next, p);
                 rank[p as usize] = pr;
                 if pr != NONE {
-                    heap.push(Reverse((pr, p)));
+                    queue.push(pr, p as u64);
                 }
             }
         }

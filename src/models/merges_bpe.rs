@@ -12,6 +12,7 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 
 use crate::models::byte_bpe::PieceToken;
+use crate::models::rank_queue::RankQueue;
 
 /// A merges-list BPE over bytes.
 #[derive(Debug)]
@@ -37,7 +38,53 @@ pub struct MergeScratch {
     pub lens: Vec<u32>,
     next: Vec<u32>,
     prev: Vec<u32>,
-    heap: BinaryHeap<Reverse<(u32, u32, u32)>>,
+    heap: Candidates,
+}
+
+/// Merge candidates `(rank, position, merged id)`, smallest first: a binary heap, or for long
+/// sequences a [`RankQueue`], which pops in the same order at near O(1) per candidate.
+#[derive(Debug)]
+enum Candidates {
+    Heap(BinaryHeap<Reverse<(u32, u32, u32)>>),
+    Ranks(RankQueue),
+}
+
+impl Default for Candidates {
+    fn default() -> Self {
+        Candidates::Heap(BinaryHeap::new())
+    }
+}
+
+/// Sequences of at least this many symbols queue their candidates in a [`RankQueue`].
+const LONG: usize = 256;
+
+impl Candidates {
+    fn reset(&mut self, n: usize) {
+        match (n >= LONG, &mut *self) {
+            (false, Candidates::Heap(h)) => h.clear(),
+            (true, Candidates::Ranks(q)) => q.clear(),
+            (false, _) => *self = Candidates::Heap(BinaryHeap::new()),
+            (true, _) => *self = Candidates::Ranks(RankQueue::default()),
+        }
+    }
+
+    #[inline]
+    fn push(&mut self, rank: u32, pos: u32, new: u32) {
+        match self {
+            Candidates::Heap(h) => h.push(Reverse((rank, pos, new))),
+            Candidates::Ranks(q) => q.push(rank, ((pos as u64) << 32) | new as u64),
+        }
+    }
+
+    #[inline]
+    fn pop(&mut self) -> Option<(u32, u32, u32)> {
+        match self {
+            Candidates::Heap(h) => h.pop().map(|Reverse(k)| k),
+            Candidates::Ranks(q) => q
+                .pop()
+                .map(|(rank, rest)| (rank, (rest >> 32) as u32, rest as u32)),
+        }
+    }
 }
 
 const NONE: u32 = u32::MAX;
@@ -166,15 +213,15 @@ impl MergesBpe {
         let n = ids.len();
         next.clear();
         prev.clear();
-        heap.clear();
+        heap.reset(n);
         next.extend(1..=n as u32);
         prev.extend((0..n as u32).map(|i| i.wrapping_sub(1)));
         for i in 0..n.saturating_sub(1) {
             if let Some(&(rank, new)) = self.merges.get(&key(ids[i], ids[i + 1])) {
-                heap.push(Reverse((rank, i as u32, new)));
+                heap.push(rank, i as u32, new);
             }
         }
-        while let Some(Reverse((_, pos, new))) = heap.pop() {
+        while let Some((_, pos, new)) = heap.pop() {
             let p = pos as usize;
             if ids[p] == NONE {
                 continue; // merged into its left neighbour
@@ -200,12 +247,12 @@ impl MergesBpe {
             if before != u32::MAX
                 && let Some(&(rank, id)) = self.merges.get(&key(ids[before as usize], new))
             {
-                heap.push(Reverse((rank, before, id)));
+                heap.push(rank, before, id);
             }
             if (after as usize) < n
                 && let Some(&(rank, id)) = self.merges.get(&key(new, ids[after as usize]))
             {
-                heap.push(Reverse((rank, pos, id)));
+                heap.push(rank, pos, id);
             }
         }
         let mut s = 0usize;
