@@ -170,6 +170,19 @@ const ALPHABET: &[&str] = &[
     "1", "٣", "'", "'", "s", "S", "ll", "re", "t", ".", "/", "😀", "\u{200d}", "\u{85}", "ſ", "x",
 ];
 
+/// Mostly ASCII, for long strings that reach the block phase of the fast path (which needs three
+/// blocks of 64 ASCII bytes): words, runs of spaces and newlines, digits, contractions,
+/// punctuation, and now and then a character that ends the ASCII stretch.
+const ASCII_ALPHABET: &[&str] = &[
+    " ", " ", " ", " ", "  ", "\n", "\n", "\r\n", "\r", "\t", "\x0b", "a", "word", "Word", "the",
+    "S", "1", "12", "1234", "'", "'s", "'S", "'ll", "'re", "'ve", "'d", "'m", "'t", "'x", ".", ",",
+    "!", "/", "(", "--", "\u{0}", "HTTP", "aB", "'LL", "'Re", "12345", "\n\n", "!\n", ".\r\n",
+    "/\n/", "  \n ",
+];
+
+/// What ends an ASCII stretch in the long random strings (one part in 200).
+const NON_ASCII: &[&str] = &["\u{a0}", "é", "中", "\u{301}", "٣", "\u{2028}", "ſ"];
+
 type Spans = Vec<(usize, usize)>;
 
 fn scanner_spans(splitter: &Splitter, text: &str) -> Spans {
@@ -282,6 +295,33 @@ fn run_random(source: &str, pattern: Pattern) -> Result<(), Failed> {
         })
         .map_err(|e| Failed::from(e.to_string()))?;
     println!("{cases} random strings compared");
+    Ok(())
+}
+
+fn run_random_long(source: &str, pattern: Pattern) -> Result<(), Failed> {
+    let regex = Regex::new(source).map_err(|e| e.to_string())?;
+    let sp = splitter(pattern);
+    let cases: u32 = std::env::var("SIMDTOK_PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse::<u32>().ok())
+        .map_or(3_000, |n| n / 5);
+    let mut runner = TestRunner::new(Config {
+        cases,
+        rng_seed: RngSeed::Fixed(0x5eed_0002),
+        failure_persistence: None,
+        ..Config::default()
+    });
+    let part = prop_oneof![
+        199 => proptest::sample::select(ASCII_ALPHABET),
+        1 => proptest::sample::select(NON_ASCII),
+    ];
+    let strategy = proptest::collection::vec(part, 100..700).prop_map(|parts| parts.concat());
+    runner
+        .run(&strategy, |text| {
+            check(&sp, &regex, &text).map_err(TestCaseError::fail)
+        })
+        .map_err(|e| Failed::from(e.to_string()))?;
+    println!("{cases} long random strings compared");
     Ok(())
 }
 
@@ -497,6 +537,9 @@ fn main() {
         }));
         trials.push(Trial::test(format!("random::{name}"), move || {
             run_random(source, pattern)
+        }));
+        trials.push(Trial::test(format!("random_long::{name}"), move || {
+            run_random_long(source, pattern)
         }));
         for corpus in CORPORA {
             let test = format!(

@@ -1,9 +1,15 @@
-//! The split loop, with a fast path for ASCII stretches: the kernels classify a window of ASCII
-//! bytes into per-class bit masks once ([`Kernels::classify`]), and each token's run is then found
-//! with one `trailing_zeros` per 64 bytes instead of a byte-by-byte walk. The token decisions are
-//! those of [`super::scan`] restricted to ASCII; any decision that would need a character past the
-//! window (a non-ASCII character, or the window's end) is left to the scanner, which is exact
-//! everywhere, so the fast path only ever changes the speed.
+//! The split loop, with a fast path for ASCII stretches. The kernels classify a window of ASCII
+//! bytes into per-class bit masks once ([`Kernels::classify`]); then
+//! - the block phase ([`Fast::blocks`]) computes every token start of a 64-byte block at once with
+//!   bit operations over the masks (the alternation's decisions, written as in
+//!   `fast_ascii` of the WordPiece pipeline), and emits the tokens between consecutive starts;
+//! - the token loop ([`Fast::window`]) takes one token at a time where the block phase stops (a
+//!   digit run longer than a group, a contraction or an indentation run crossing a block, the last
+//!   block of a window), finding each run's end with one `trailing_zeros` per 64 bytes.
+//!
+//! Both make only the decisions of [`super::scan`] restricted to ASCII; any decision that would
+//! need a character past the window (a non-ASCII character, or the window's end) is left to the
+//! scanner, which is exact everywhere, so the fast path only ever changes the speed.
 
 use std::cell::RefCell;
 
@@ -18,8 +24,14 @@ const DIGIT: usize = 2;
 /// ASCII `\s`: `\t \n \x0B \x0C \r` and space.
 const SPACE: usize = 3;
 const NEWLINE: usize = 4;
-/// Neither letter, digit nor space (punctuation, symbols, other controls).
-const OTHER: usize = 5;
+/// The space character alone.
+const SP: usize = 5;
+/// The apostrophe.
+const QUOTE: usize = 6;
+// "Other" (neither letter, digit nor space: punctuation, symbols, other controls) is what is in
+// none of LOWER, UPPER, DIGIT and SPACE: its own class would need eight nibble terms (its rows
+// differ), the others need two, and classification costs one pass per term.
+const NOT_OTHER: u8 = (1 << LOWER) | (1 << UPPER) | (1 << DIGIT) | (1 << SPACE);
 
 const LETTER_SET: u8 = (1 << LOWER) | (1 << UPPER);
 
@@ -98,6 +110,28 @@ impl Window<'_> {
         }
     }
 
+    /// The end of the run of "other" bytes (neither letter, digit nor space) from `from`.
+    #[inline(always)]
+    fn other_run_end(&self, from: usize) -> usize {
+        let rel = from - self.base;
+        let mut block = rel >> 6;
+        if block >= self.masks.len() {
+            return self.end;
+        }
+        let mut m = union::<NOT_OTHER>(&self.masks[block]) & (!0u64 << (rel & 63));
+        loop {
+            if m != 0 {
+                // Bits past the end are clear in every class: they read as "other".
+                return (self.base + block * 64 + m.trailing_zeros() as usize).min(self.end);
+            }
+            block += 1;
+            if block == self.masks.len() {
+                return self.end;
+            }
+            m = union::<NOT_OTHER>(&self.masks[block]);
+        }
+    }
+
     /// The end of the last newline in `b[from..to]` (`from` when there is none).
     #[inline]
     fn last_newline_end(&self, from: usize, to: usize) -> usize {
@@ -142,10 +176,9 @@ impl Fast {
             .with_class(DIGIT, |b| b.is_ascii_digit())
             .with_class(SPACE, |b| matches!(b, b'\t'..=b'\r' | b' '))
             .with_class(NEWLINE, |b| matches!(b, b'\r' | b'\n'))
-            .with_class(OTHER, |b| {
-                b < 0x80 && !b.is_ascii_alphanumeric() && !matches!(b, b'\t'..=b'\r' | b' ')
-            });
-        let keep = (0..6).fold(ClassSet::EMPTY, |s, k| s | ClassSet::single(k));
+            .with_class(SP, |b| b == b' ')
+            .with_class(QUOTE, |b| b == b'\'');
+        let keep = (0..7).fold(ClassSet::EMPTY, |s, k| s | ClassSet::single(k));
         let cls = std::array::from_fn(|b| match b as u8 {
             b'a'..=b'z' => Cls::Lower,
             b'A'..=b'Z' => Cls::Upper,
@@ -253,7 +286,15 @@ impl Fast {
         // A run that reaches the window's end is only over if the text is.
         let open = |e: usize| e == end && !w.at_text_end;
         let mut t = w.base;
+        // Where the block phase may run again (after a block it could not decide).
+        let mut blocks_from = t;
         while t < end {
+            if t >= blocks_from && t + 3 * 64 <= end {
+                let (pending, resume) = self.blocks::<K>(sc, w, t, piece);
+                t = pending;
+                blocks_from = resume;
+                continue;
+            }
             let c = self.cls[(b[t] & 0x7F) as usize];
             let next = class_at(t + 1);
             if t + 1 == end && !w.at_text_end {
@@ -280,7 +321,7 @@ impl Fast {
                     let e = match c {
                         Cls::Lower | Cls::Upper => w.run_end::<LETTER_SET>(from + 1),
                         Cls::Digit => w.run_end::<{ 1 << DIGIT }>(from + 1),
-                        Cls::Quote | Cls::Other => w.run_end::<{ 1 << OTHER }>(from + 1),
+                        Cls::Quote | Cls::Other => w.other_run_end(from + 1),
                         Cls::Space | Cls::Newline => match self.whitespace::<false>(sc, w, t) {
                             Some(e) => e,
                             None => return Stop::Scanner(t),
@@ -315,7 +356,7 @@ impl Fast {
                             Some(Cls::Lower | Cls::Upper) => w.run_end::<LETTER_SET>(t + 2),
                             // ` ?[^\s\p{L}\p{N}]+[\r\n]*`
                             Some(Cls::Quote | Cls::Other) if c != Cls::Space || b[t] == b' ' => {
-                                let o = w.run_end::<{ 1 << OTHER }>(t + 1);
+                                let o = w.other_run_end(t + 1);
                                 if open(o) {
                                     return Stop::Scanner(t);
                                 }
@@ -346,7 +387,7 @@ impl Fast {
                             Some(Cls::Lower | Cls::Upper) => self.o200k_letters(w, t + 1),
                             // ` ?[^\s\p{L}\p{N}]+[\r\n/]*`
                             Some(Cls::Quote | Cls::Other) if c != Cls::Space || b[t] == b' ' => {
-                                let o = w.run_end::<{ 1 << OTHER }>(t + 1);
+                                let o = w.other_run_end(t + 1);
                                 if open(o) {
                                     return Stop::Scanner(t);
                                 }
@@ -413,6 +454,281 @@ impl Fast {
             }
         }
         Some(if q == w.end || q - t == 1 { q } else { q - 1 })
+    }
+}
+
+/// The carried state of the block phase: the class bits of the byte before the block (bit 0).
+#[derive(Clone, Copy, Default)]
+struct Carry {
+    letter: u64,
+    lower: u64,
+    other: u64,
+    space: u64,
+    sp: u64,
+    digit: u64,
+    newline: u64,
+    prefix: u64,
+    /// An absorbed newline run (after punctuation) goes on into this block.
+    absorbed: bool,
+    /// The length of the digit run that ends the previous block.
+    digit_run: usize,
+}
+
+impl Fast {
+    /// The token starts for whole 64-byte blocks at once, from the token start `t`: the
+    /// alternation's decisions written as bit operations over the class masks (see the comments),
+    /// for every block that has a following block in the window (the look-ahead). A block with
+    /// something the bit rules do not cover (a digit run longer than the group, a contraction or
+    /// an indentation run that crosses into the next block) stops the phase. Returns the start of
+    /// the token not yet emitted and where the phase may resume (the end of the block it stopped
+    /// at).
+    #[inline(never)]
+    fn blocks<const K: u8>(
+        &self,
+        sc: &Scanner,
+        w: &Window,
+        t: usize,
+        piece: &mut impl FnMut(usize, usize),
+    ) -> (usize, usize) {
+        let rel = t - w.base;
+        let first = rel >> 6;
+        let below = (1u64 << (rel & 63)) - 1;
+        let mut prev = t;
+        // A fresh start at `t`: the bytes before it read as letters (nothing is absorbed, no
+        // prefix is pending, and `t` itself starts a token whatever it is).
+        let mut c = Carry {
+            letter: 1,
+            ..Carry::default()
+        };
+        let mut block = first;
+        while block + 1 < w.masks.len() {
+            let m = &w.masks[block].0;
+            let nx = &w.masks[block + 1].0;
+            let keep = if block == first { !below } else { !0 };
+            let letter = ((m[LOWER] | m[UPPER]) & keep) | !keep;
+            let digit = m[DIGIT] & keep;
+            let space = m[SPACE] & keep;
+            let newline = m[NEWLINE] & keep;
+            let other = !(m[LOWER] | m[UPPER] | m[DIGIT] | m[SPACE]) & keep;
+            let sp = m[SP] & keep;
+            let quote = m[QUOTE] & keep;
+            let snl = space & !newline;
+            // The same at i-1 and i+1.
+            let letter_p = (letter << 1) | c.letter;
+            let other_p = (other << 1) | c.other;
+            let sp_p = (sp << 1) | c.sp;
+            let digit_p = (digit << 1) | c.digit;
+            let newline_p = (newline << 1) | c.newline;
+            let space_p = (space << 1) | c.space;
+            let letter_n = (letter >> 1) | ((nx[LOWER] | nx[UPPER]) << 63);
+            let space_n = (space >> 1) | (nx[SPACE] << 63);
+
+            let mut prefix = 0;
+            let mut absorbed = false;
+            let mut starts;
+            if K == GPT2 {
+                // ` ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+`: a run of one class starts a token,
+                // at the space before it if there is one; `\s+(?!\S)|\s+`: a run of spaces
+                // starts one, and its last character another.
+                let run_starts = (letter & !letter_p) | (digit & !digit_p) | (other & !other_p);
+                starts = (run_starts & !sp_p) | (space & !space_p) | (space & !space_n);
+                // `'s|'t|'re|'ve|'m|'ll|'d` (case-sensitive) at an apostrophe that starts a run:
+                // the letters after the contraction go on as a token of their own.
+                let mut quotes = quote & !other_p & !sp_p & letter_n;
+                while quotes != 0 {
+                    let ki = quotes.trailing_zeros() as usize;
+                    quotes &= quotes - 1;
+                    let i = w.base + block * 64 + ki;
+                    if i + 4 > w.end {
+                        return (prev, w.base + (block + 1) * 64);
+                    }
+                    if let Contraction::Yes(e) = ascii_contraction(w.b, i, w.end, false, false) {
+                        let k = e - w.base - block * 64;
+                        if k >= 64 {
+                            return (prev, w.base + (block + 1) * 64);
+                        }
+                        starts &= !(1u64 << (ki + 1));
+                        if w.b[e].is_ascii_alphabetic() {
+                            starts |= 1u64 << k;
+                        }
+                    }
+                }
+            } else {
+                // Punctuation that starts a token: not inside a run of it, and not taken by a space
+                // before it (` ?[^\s\p{L}\p{N}]+`).
+                let other_start = other & !other_p & !sp_p;
+                // `[^\r\n\p{L}\p{N}]` at a token start: a space that is the last of its run (never
+                // absorbed: only newlines are), or punctuation that starts a token.
+                prefix = snl | other_start;
+                let prefix_p = (prefix << 1) | c.prefix;
+                // `[^\r\n\p{L}\p{N}]?\p{L}+`: a letter run starts a token unless the character
+                // before it is a prefix; the token ends with the run.
+                let letter_start = letter & !letter_p;
+                starts = (letter_start & !prefix_p) | (prefix & letter_n) | (!letter & letter_p);
+                // `\p{N}{1,k}`: one token per digit (k = 1), else per run of at most k digits.
+                if sc.digits == 1 {
+                    starts |= digit;
+                } else {
+                    starts |= digit & !digit_p;
+                    if digit != 0 {
+                        // A run longer than a group (groups would need counting): not here.
+                        let lead = digit.trailing_ones() as usize;
+                        let mut long = digit;
+                        for k in 1..=sc.digits.min(63) {
+                            long &= digit << k;
+                        }
+                        if long != 0 || (lead > 0 && c.digit_run + lead > sc.digits) {
+                            return (prev, w.base + (block + 1) * 64);
+                        }
+                    }
+                }
+                starts |= other_start;
+                // Whitespace. A run of newlines right after punctuation is absorbed by its token
+                // (`[\r\n]*`); the first space after such a run starts a token.
+                let seeds = newline & other_p;
+                let (sum, o1) = newline.overflowing_add(seeds);
+                let (sum, o2) = sum.overflowing_add(c.absorbed as u64);
+                let after_absorbed = sum & !newline;
+                absorbed = o1 || o2;
+                let run_start = space & !space_p;
+                starts |= (run_start & !(newline & other_p)) | (after_absorbed & space);
+                // `\s+(?!\S)` gives back the last character of a run before a non-space.
+                starts |= snl & !space_n;
+                // `\s*[\r\n]+` ends at the last newline of the run: the spaces after a newline
+                // start a token when no newline follows them in the run (else they belong to the
+                // newline's token).
+                let mut tails = snl & newline_p;
+                while tails != 0 {
+                    let x = w.base + block * 64 + tails.trailing_zeros() as usize;
+                    tails &= tails - 1;
+                    let y = self.snl_run_end(w, x);
+                    if y == w.end {
+                        return (prev, w.base + (block + 1) * 64);
+                    }
+                    if w.b[y] != b'\r' && w.b[y] != b'\n' {
+                        starts |= 1u64 << (x - w.base - block * 64);
+                    }
+                }
+                if K == O200K {
+                    // `[\p{Lu}…]*[\p{Ll}…]+|[\p{Lu}…]+[\p{Ll}…]*` on ASCII: a token is a run of
+                    // capitals then a run of small letters, so a capital after a small letter
+                    // starts one.
+                    starts |= m[UPPER] & keep & ((m[LOWER] & keep) << 1 | c.lower);
+                    // `[\r\n/]*`: a slash after absorbed newlines is absorbed too (not here).
+                    let mut after = after_absorbed & other;
+                    while after != 0 {
+                        let k = after.trailing_zeros() as usize;
+                        after &= after - 1;
+                        if w.b[w.base + block * 64 + k] == b'/' {
+                            return (prev, w.base + (block + 1) * 64);
+                        }
+                    }
+                    // `(?i:'s|'t|'re|'ve|'m|'ll|'d)?` after the letters: the contraction joins
+                    // their token, and letters after it start the next one.
+                    // (Not at `t`: its token starts there, whatever the carry says.)
+                    let fresh = if block == first {
+                        1u64 << (rel & 63)
+                    } else {
+                        0
+                    };
+                    let mut quotes = quote & letter_p & !fresh;
+                    // The end of the last contraction: the letter before an apostrophe there
+                    // ends a contraction, not letters.
+                    let mut after_contraction = usize::MAX;
+                    while quotes != 0 {
+                        let ki = quotes.trailing_zeros() as usize;
+                        quotes &= quotes - 1;
+                        if ki == after_contraction {
+                            continue;
+                        }
+                        let i = w.base + block * 64 + ki;
+                        if i + 4 > w.end {
+                            return (prev, w.base + (block + 1) * 64);
+                        }
+                        if let Contraction::Yes(e) = ascii_contraction(w.b, i, w.end, false, true) {
+                            let k = e - w.base - block * 64;
+                            if k >= 64 {
+                                return (prev, w.base + (block + 1) * 64);
+                            }
+                            starts &= !(((1u64 << k) - 1) & !((1u64 << ki) - 1));
+                            after_contraction = k;
+                            if w.b[e].is_ascii_alphabetic() {
+                                starts |= 1u64 << k;
+                            }
+                        }
+                    }
+                } else {
+                    // Contractions at an apostrophe that starts a token: `'s|'t|'re|'ve|'m|'ll|'d`
+                    // (case-insensitive), then the letters go on as a token of their own.
+                    let mut quotes = quote & other_start & letter_n;
+                    while quotes != 0 {
+                        let i = w.base + block * 64 + quotes.trailing_zeros() as usize;
+                        quotes &= quotes - 1;
+                        if i + 4 > w.end {
+                            return (prev, w.base + (block + 1) * 64);
+                        }
+                        if let Contraction::Yes(e) = ascii_contraction(w.b, i, w.end, false, true) {
+                            let k = e - w.base - block * 64;
+                            if w.b[e].is_ascii_alphabetic() {
+                                if k >= 64 {
+                                    return (prev, w.base + (block + 1) * 64);
+                                }
+                                starts |= 1u64 << k;
+                            }
+                        }
+                    }
+                }
+            }
+            starts &= keep;
+            // Emit the tokens that end at this block's starts.
+            let base = w.base + block * 64;
+            let mut bits = starts;
+            while bits != 0 {
+                let p = base + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                if p > prev {
+                    piece(prev, p);
+                    prev = p;
+                }
+            }
+            c = Carry {
+                letter: letter >> 63,
+                lower: (m[LOWER] & keep) >> 63,
+                other: other >> 63,
+                space: space >> 63,
+                sp: sp >> 63,
+                digit: digit >> 63,
+                newline: newline >> 63,
+                prefix: prefix >> 63,
+                absorbed,
+                digit_run: if digit == !0 {
+                    c.digit_run + 64
+                } else {
+                    digit.leading_ones() as usize
+                },
+            };
+            block += 1;
+        }
+        (prev, w.base + block * 64)
+    }
+
+    /// The end of the run of spaces other than newlines that starts at `x`.
+    #[inline]
+    fn snl_run_end(&self, w: &Window, x: usize) -> usize {
+        let rel = x - w.base;
+        let mut block = rel >> 6;
+        let snl = |m: &BlockMasks| m.0[SPACE] & !m.0[NEWLINE];
+        let mut m = !snl(&w.masks[block]) & (!0u64 << (rel & 63));
+        loop {
+            if m != 0 {
+                return (w.base + block * 64 + m.trailing_zeros() as usize).min(w.end);
+            }
+            block += 1;
+            if block == w.masks.len() {
+                return w.end;
+            }
+            m = !snl(&w.masks[block]);
+        }
     }
 }
 

@@ -2,11 +2,26 @@
 //! GPT-2, cl100k (Llama 3, Qwen) and o200k regexes do under `fancy-regex` (tiktoken's engine), and
 //! a `fancy-regex` fallback for any other pattern.
 //!
-//! The regexes are alternations with leftmost-first, backtracking semantics; [`scan`] writes each
-//! alternation out by hand (one token at a time from a token start), and [`ascii`] runs the same
+//! The regexes are alternations with leftmost-first, backtracking semantics; `scan` writes each
+//! alternation out by hand (one token at a time from a token start), and `ascii` runs the same
 //! decisions over the byte-class bit masks of [`simdtok_kernels::Kernels::classify`] on ASCII
-//! stretches. The character classes are `regex-syntax`'s own ([`unicode`]). The matches of these
-//! patterns tile the text: every character belongs to exactly one piece.
+//! stretches, 64 bytes at a time. The character classes are `regex-syntax`'s own (`unicode`:
+//! Unicode 16.0 with regex-syntax 0.8.11). The matches of these patterns tile the text: every
+//! character belongs to exactly one piece.
+//!
+//! Semantics worth knowing (all checked against the regexes):
+//! - `\s+(?!\S)` gives back the last whitespace character of a run before a non-space, which
+//!   then prefixes the next token (`"a  b"` → `"a"`, `" "`, `" b"` in every pattern);
+//! - cl100k and o200k take any one non-letter, non-digit, non-newline character as a letter
+//!   token's prefix (`"(hello"`, `"\u{a0}Hacker"`), and a punctuation token absorbs the
+//!   newlines after it (`".\n"`; o200k also `/`);
+//! - the contractions are case-insensitive in cl100k and o200k with Unicode simple case folding,
+//!   so `'ſ` (long s) is one; `’s` (U+2019) never is; GPT-2's are case-sensitive;
+//! - o200k's `[UP]*[LO]+` backtracks over the classes' overlap (Lm, Lo, M): `"\u{301}A "` →
+//!   `"\u{301}"`, `"A"`, `" "` and `"中A"` → `"中"`, `"A"`, while cl100k keeps `"中A"`;
+//! - tiktoken's own cl100k string ([`Pattern::TiktokenCl100k`]) differs from the
+//!   `tokenizer.json` one only at the end of a text (`\s++$`); tiktoken applies it to each
+//!   segment between special tokens, so "end of the text" is the end of each segment.
 //!
 //! ```
 //! use simdtok::pretokenize::{Pattern, Splitter};
