@@ -15,6 +15,7 @@ use std::collections::HashMap;
 use simdtok_kernels::Kernels;
 
 use crate::models::rank_queue::RankQueue;
+use crate::models::token_table::TokenTable;
 use crate::models::vocab::Crc32cState;
 
 /// Pieces up to this many bytes take tiktoken's quadratic loop, which is faster there.
@@ -24,7 +25,7 @@ const NONE: u32 = u32::MAX;
 /// A rank table and its encoder.
 #[derive(Debug)]
 pub struct ByteBpe {
-    ranks: HashMap<Box<[u8]>, u32, Crc32cState>,
+    ranks: TokenTable,
     /// The bytes of each id (`None` for ids no token has).
     tokens: Vec<Option<Box<[u8]>>>,
 }
@@ -79,6 +80,7 @@ impl ByteBpe {
                 "byte 0x{b:02X} has no token, so some texts cannot be encoded"
             ));
         }
+        let ranks = TokenTable::new(ranks.iter().map(|(b, &r)| (&b[..], r)));
         Ok(ByteBpe { ranks, tokens })
     }
 
@@ -100,7 +102,7 @@ impl ByteBpe {
     /// The rank of exactly `bytes`.
     #[inline]
     pub fn rank(&self, bytes: &[u8]) -> Option<u32> {
-        self.ranks.get(bytes).copied()
+        self.ranks.get(bytes)
     }
 
     /// Appends the tokens of `piece` (non-empty) to `out`.

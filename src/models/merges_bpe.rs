@@ -13,16 +13,47 @@ use std::collections::{BinaryHeap, HashMap};
 
 use crate::models::byte_bpe::PieceToken;
 use crate::models::rank_queue::RankQueue;
+use crate::models::token_table::TokenTable;
+
+/// Hashes the packed (left, right) id pairs with one multiply: they are already well spread,
+/// and SipHash would cost more than the rest of a lookup.
+#[derive(Clone, Copy, Default, Debug)]
+pub struct PairHash;
+
+/// The hasher of [`PairHash`].
+#[derive(Default)]
+pub struct PairHasher(u64);
+
+impl std::hash::BuildHasher for PairHash {
+    type Hasher = PairHasher;
+    fn build_hasher(&self) -> PairHasher {
+        PairHasher(0)
+    }
+}
+
+impl std::hash::Hasher for PairHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ b as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0 ^ n).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+    fn finish(&self) -> u64 {
+        self.0 ^ (self.0 >> 29)
+    }
+}
 
 /// A merges-list BPE over bytes.
 #[derive(Debug)]
 pub struct MergesBpe {
     /// (left id, right id) → (rank, merged id).
-    merges: HashMap<u64, (u32, u32)>,
+    merges: HashMap<u64, (u32, u32), PairHash>,
     /// The id of each byte's symbol.
     byte_ids: [u32; 256],
     /// The id of every vocabulary entry, by its bytes.
-    by_bytes: HashMap<Box<[u8]>, u32>,
+    by_bytes: TokenTable,
     /// A piece in the vocabulary is that token, merges or not.
     ignore_merges: bool,
     /// The bytes of each id.
@@ -42,17 +73,13 @@ pub struct MergeScratch {
 }
 
 /// Merge candidates `(rank, position, merged id)`, smallest first: a binary heap, or for long
-/// sequences a [`RankQueue`], which pops in the same order at near O(1) per candidate.
-#[derive(Debug)]
-enum Candidates {
-    Heap(BinaryHeap<Reverse<(u32, u32, u32)>>),
-    Ranks(RankQueue),
-}
-
-impl Default for Candidates {
-    fn default() -> Self {
-        Candidates::Heap(BinaryHeap::new())
-    }
+/// sequences a [`RankQueue`], which pops in the same order at near O(1) per candidate. Both are
+/// kept (with their allocations) between uses.
+#[derive(Debug, Default)]
+struct Candidates {
+    heap: BinaryHeap<Reverse<(u32, u32, u32)>>,
+    ranks: RankQueue,
+    long: bool,
 }
 
 /// Sequences of at least this many symbols queue their candidates in a [`RankQueue`].
@@ -60,29 +87,31 @@ const LONG: usize = 256;
 
 impl Candidates {
     fn reset(&mut self, n: usize) {
-        match (n >= LONG, &mut *self) {
-            (false, Candidates::Heap(h)) => h.clear(),
-            (true, Candidates::Ranks(q)) => q.clear(),
-            (false, _) => *self = Candidates::Heap(BinaryHeap::new()),
-            (true, _) => *self = Candidates::Ranks(RankQueue::default()),
+        self.long = n >= LONG;
+        if self.long {
+            self.ranks.clear();
+        } else {
+            self.heap.clear();
         }
     }
 
     #[inline]
     fn push(&mut self, rank: u32, pos: u32, new: u32) {
-        match self {
-            Candidates::Heap(h) => h.push(Reverse((rank, pos, new))),
-            Candidates::Ranks(q) => q.push(rank, ((pos as u64) << 32) | new as u64),
+        if self.long {
+            self.ranks.push(rank, ((pos as u64) << 32) | new as u64);
+        } else {
+            self.heap.push(Reverse((rank, pos, new)));
         }
     }
 
     #[inline]
     fn pop(&mut self) -> Option<(u32, u32, u32)> {
-        match self {
-            Candidates::Heap(h) => h.pop().map(|Reverse(k)| k),
-            Candidates::Ranks(q) => q
+        if self.long {
+            self.ranks
                 .pop()
-                .map(|(rank, rest)| (rank, (rest >> 32) as u32, rest as u32)),
+                .map(|(rank, rest)| (rank, (rest >> 32) as u32, rest as u32))
+        } else {
+            self.heap.pop().map(|Reverse(k)| k)
         }
     }
 }
@@ -123,7 +152,7 @@ impl MergesBpe {
                 *slot = id;
             }
         }
-        let mut map = HashMap::with_capacity(merges.len());
+        let mut map = HashMap::with_capacity_and_hasher(merges.len(), PairHash);
         for (rank, (a, b)) in merges.into_iter().enumerate() {
             let id = |t: &[u8]| {
                 by_bytes.get(t).copied().ok_or_else(|| {
@@ -143,7 +172,7 @@ impl MergesBpe {
         Ok(MergesBpe {
             merges: map,
             byte_ids,
-            by_bytes,
+            by_bytes: TokenTable::new(by_bytes.iter().map(|(b, &id)| (&b[..], id))),
             ignore_merges,
             tokens,
         })
@@ -167,7 +196,7 @@ impl MergesBpe {
     /// The id of the vocabulary entry that is exactly `bytes`.
     #[inline]
     pub fn bytes_id(&self, bytes: &[u8]) -> Option<u32> {
-        self.by_bytes.get(bytes).copied()
+        self.by_bytes.get(bytes)
     }
 
     /// The bytes of `id`.
@@ -183,7 +212,7 @@ impl MergesBpe {
         out: &mut Vec<PieceToken>,
     ) {
         if self.ignore_merges
-            && let Some(&id) = self.by_bytes.get(piece)
+            && let Some(id) = self.by_bytes.get(piece)
         {
             out.push(PieceToken {
                 id,

@@ -4,6 +4,7 @@ pub mod byte_bpe;
 pub mod merges_bpe;
 pub mod rank_queue;
 pub mod spm_bpe;
+pub mod token_table;
 pub mod unigram;
 pub mod vocab;
 pub mod wordpiece;

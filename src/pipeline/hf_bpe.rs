@@ -9,10 +9,11 @@ use std::cell::RefCell;
 use simdtok_kernels::Kernels;
 
 use crate::encoding::Encoding;
-use crate::models::byte_bpe::PieceToken;
+use crate::pipeline::sink::Sink;
 use crate::models::merges_bpe::{MergeScratch, MergesBpe};
 use crate::normalize::nfc;
 use crate::pipeline::added_tokens::{AddedTokens, Split};
+use crate::pipeline::word_cache::{self, CachedPiece, WordCache, cached_piece};
 use crate::pretokenize::Splitter;
 
 /// Everything a byte-level BPE tokenizer is built from.
@@ -43,6 +44,7 @@ pub struct HfBpeParts {
 pub struct HfBpe {
     parts: HfBpeParts,
     add_special_tokens: bool,
+    cache_owner: usize,
     kernels: &'static Kernels,
 }
 
@@ -50,33 +52,45 @@ pub struct HfBpe {
 struct Scratch {
     splits: Vec<Split>,
     merge: MergeScratch,
-    tokens: Vec<PieceToken>,
+    cached: CachedPiece,
+    cache: WordCache,
     normalized: String,
     spans: Vec<(u32, u32)>,
     pieces: Vec<(usize, usize)>,
 }
 
-thread_local! {
-    static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
+/// Turns a token's byte span in the normalized text into the reference's offsets: widened to
+/// whole characters (its byte-level alignment), then mapped back through normalization.
+struct CharSpans<'a, S: Sink> {
+    sink: &'a mut S,
+    norm: &'a str,
+    /// Each normalized byte's input span; `None` when the normalized text is the input's
+    /// `[base, base + len)`.
+    spans: Option<&'a [(u32, u32)]>,
+    base: usize,
 }
 
-trait Sink {
-    fn push(&mut self, id: u32, start: usize, end: usize);
-}
-
-impl Sink for Vec<u32> {
-    #[inline]
-    fn push(&mut self, id: u32, _start: usize, _end: usize) {
-        Vec::push(self, id);
-    }
-}
-
-impl Sink for Encoding {
+impl<S: Sink> Sink for CharSpans<'_, S> {
     #[inline]
     fn push(&mut self, id: u32, start: usize, end: usize) {
-        self.ids.push(id);
-        self.offsets.push((start as u32, end as u32));
+        let mut cs = start;
+        while !self.norm.is_char_boundary(cs) {
+            cs -= 1;
+        }
+        let mut ce = end;
+        while !self.norm.is_char_boundary(ce) {
+            ce += 1;
+        }
+        let (os, oe) = match self.spans {
+            Some(spans) => (spans[cs].0 as usize, spans[ce - 1].1 as usize),
+            None => (self.base + cs, self.base + ce),
+        };
+        self.sink.push(id, os, oe);
     }
+}
+
+thread_local! {
+    static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
 }
 
 impl HfBpe {
@@ -85,6 +99,7 @@ impl HfBpe {
         HfBpe {
             parts,
             add_special_tokens,
+            cache_owner: word_cache::new_owner(),
             kernels,
         }
     }
@@ -122,6 +137,7 @@ impl HfBpe {
         }
         SCRATCH.with(|scratch| {
             let scratch = &mut *scratch.borrow_mut();
+            scratch.cache.claim(self.cache_owner);
             let mut splits = std::mem::take(&mut scratch.splits);
             self.parts.added.split(self.kernels, text, &mut splits);
             for &split in &splits {
@@ -143,7 +159,8 @@ impl HfBpe {
     fn encode_text<S: Sink>(&self, text: &str, base: usize, scratch: &mut Scratch, sink: &mut S) {
         let Scratch {
             merge,
-            tokens,
+            cached,
+            cache,
             normalized,
             spans,
             pieces,
@@ -189,29 +206,17 @@ impl HfBpe {
             pieces.push((done, norm.len()));
         }
         let bytes = norm.as_bytes();
+        let mut mapper = CharSpans {
+            sink,
+            norm,
+            spans: mapped.then_some(&spans[..]),
+            base,
+        };
         for &(s, e) in pieces.iter() {
-            tokens.clear();
-            self.parts.bpe.encode_piece(&bytes[s..e], merge, tokens);
-            let mut at = s;
-            for t in tokens.iter() {
-                let end = at + t.len as usize;
-                // The whole characters the token's bytes belong to.
-                let mut cs = at;
-                while !norm.is_char_boundary(cs) {
-                    cs -= 1;
-                }
-                let mut ce = end;
-                while !norm.is_char_boundary(ce) {
-                    ce += 1;
-                }
-                let (os, oe) = if mapped {
-                    (spans[cs].0 as usize, spans[ce - 1].1 as usize)
-                } else {
-                    (base + cs, base + ce)
-                };
-                sink.push(t.id, os, oe);
-                at = end;
-            }
+            let piece = &bytes[s..e];
+            cached_piece(cache, piece, cached, &mut mapper, s, |out| {
+                self.parts.bpe.encode_piece(piece, merge, out)
+            });
         }
     }
 

@@ -11,11 +11,14 @@ use serde_json::Value;
 use simdtok_kernels::Kernels;
 
 use crate::encoding::Encoding;
+use crate::pipeline::sink::Sink;
 use crate::load::tokenizer_json::TokenizerJson;
 use crate::models::byte_bpe::PieceToken;
 use crate::models::merges_bpe::{MergeScratch, MergesBpe};
 use crate::options::LoadOptions;
+use crate::models::wordpiece::WordToken;
 use crate::pipeline::added_tokens::{AddedTokens, Split};
+use crate::pipeline::word_cache::{self, Key, WordCache};
 
 /// One step of the normalizer.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -52,6 +55,10 @@ pub struct HfSpmBpe {
     add_special_tokens: bool,
     decoder: Vec<DecodeStep>,
     token_strings: Vec<Option<Box<str>>>,
+    /// Whether the text may be cut into words before each `▁` that follows another character
+    /// (see [`HfSpmBpe::encode_text`]).
+    cut_at_spaces: bool,
+    cache_owner: usize,
     kernels: &'static Kernels,
 }
 
@@ -60,31 +67,16 @@ struct Scratch {
     splits: Vec<Split>,
     merge: MergeScratch,
     tokens: Vec<PieceToken>,
+    word_tokens: Vec<WordToken>,
     normalized: String,
     spans: Vec<(u32, u32)>,
+    cache: WordCache,
 }
+
+const SPACE: char = '\u{2581}';
 
 thread_local! {
     static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
-}
-
-trait Sink {
-    fn push(&mut self, id: u32, start: usize, end: usize);
-}
-
-impl Sink for Vec<u32> {
-    #[inline]
-    fn push(&mut self, id: u32, _start: usize, _end: usize) {
-        Vec::push(self, id);
-    }
-}
-
-impl Sink for Encoding {
-    #[inline]
-    fn push(&mut self, id: u32, start: usize, end: usize) {
-        self.ids.push(id);
-        self.offsets.push((start as u32, end as u32));
-    }
 }
 
 /// Whether the file looks like a SentencePiece-style BPE (it has `▁` in its normalizer or
@@ -268,6 +260,18 @@ impl HfSpmBpe {
         for t in &added {
             token_strings[t.id as usize] = Some(t.content.clone().into_boxed_str());
         }
+        // No merge can cross the start of a `▁` that follows another character when no entry
+        // has one there (a merge's result is always an entry), and when `▁` itself is an entry
+        // (so that unknowns never fuse across the cut).
+        let cut_at_spaces = ids.contains_key("\u{2581}")
+            && !m.vocab.iter().any(|(t, _)| {
+                let mut prev: Option<char> = None;
+                t.chars().any(|c| {
+                    let crosses = c == SPACE && prev.is_some_and(|p| p != SPACE);
+                    prev = Some(c);
+                    crosses
+                })
+            });
         let vocab = m
             .vocab
             .into_iter()
@@ -289,6 +293,8 @@ impl HfSpmBpe {
             add_special_tokens: options.add_special_tokens,
             decoder,
             token_strings,
+            cut_at_spaces,
+            cache_owner: word_cache::new_owner(),
             kernels,
         })
     }
@@ -326,6 +332,7 @@ impl HfSpmBpe {
         }
         SCRATCH.with(|scratch| {
             let scratch = &mut *scratch.borrow_mut();
+            scratch.cache.claim(self.cache_owner);
             let mut splits = std::mem::take(&mut scratch.splits);
             self.added.split(self.kernels, text, &mut splits);
             for &split in &splits {
@@ -382,23 +389,64 @@ impl HfSpmBpe {
         }
     }
 
+    /// Normalizes `text` (at `base` in the input) and encodes it. When allowed, the normalized
+    /// text is cut into words before every `▁` that follows another character, and each word
+    /// is encoded on its own (short ones through the per-thread cache): the same tokens, since
+    /// no merge can cross such a cut.
     fn encode_text<S: Sink>(&self, text: &str, base: usize, scratch: &mut Scratch, sink: &mut S) {
+        let mut normalized = std::mem::take(&mut scratch.normalized);
+        let mut spans = std::mem::take(&mut scratch.spans);
+        self.normalize(text, base, &mut normalized, &mut spans);
+        let bytes = normalized.as_bytes();
+        let mut start = 0;
+        if self.cut_at_spaces {
+            let mut prev_space = true;
+            for (i, c) in normalized.char_indices() {
+                let space = c == SPACE;
+                if space && !prev_space && i > start {
+                    self.encode_word(&bytes[start..i], &spans[start..i], scratch, sink);
+                    start = i;
+                }
+                prev_space = space;
+            }
+        }
+        if start < bytes.len() {
+            self.encode_word(&bytes[start..], &spans[start..], scratch, sink);
+        }
+        scratch.normalized = normalized;
+        scratch.spans = spans;
+    }
+
+    /// Encodes one word of normalized text; `spans` are its bytes' input spans.
+    fn encode_word<S: Sink>(
+        &self,
+        word: &[u8],
+        spans: &[(u32, u32)],
+        scratch: &mut Scratch,
+        sink: &mut S,
+    ) {
+        let emit = |sink: &mut S, id: u32, s: u32, e: u32| {
+            sink.push(id, spans[s as usize].0 as usize, spans[e as usize - 1].1 as usize)
+        };
+        let key = (word.len() <= word_cache::MAX_WORD).then(|| Key::new(word));
+        if let Some(key) = &key
+            && scratch.cache.get(key, |id, s, e| emit(sink, id, s, e))
+        {
+            return;
+        }
         let Scratch {
             merge,
             tokens,
-            normalized,
-            spans,
+            word_tokens,
+            cache,
             ..
         } = scratch;
-        self.normalize(text, base, normalized, spans);
-        if normalized.is_empty() {
-            return;
-        }
         // The starting symbols: characters, byte tokens, or (fused) unknowns.
         merge.ids.clear();
         merge.lens.clear();
         let mut unk: Option<(u32, u32)> = None;
-        for c in normalized.chars() {
+        let word_str = std::str::from_utf8(word).expect("cut at character boundaries");
+        for c in word_str.chars() {
             let mut buf = [0u8; 4];
             let s = c.encode_utf8(&mut buf).as_bytes();
             if let Some(id) = self.bpe.bytes_id(s) {
@@ -424,8 +472,7 @@ impl HfSpmBpe {
                     None => Some((uid, s.len() as u32)),
                 };
             }
-            // With neither, the reference drops the character; so do we (its bytes are
-            // skipped below through the symbol lengths, which do not cover it).
+            // With neither, the reference drops the character.
         }
         if let Some((uid, ulen)) = unk {
             merge.ids.push(uid);
@@ -433,11 +480,24 @@ impl HfSpmBpe {
         }
         tokens.clear();
         self.bpe.merge_symbols(merge, tokens);
-        let mut at = 0usize;
+        word_tokens.clear();
+        let mut at = 0u32;
         for t in tokens.iter() {
-            let end = at + t.len as usize;
-            sink.push(t.id, spans[at].0 as usize, spans[end - 1].1 as usize);
-            at = end;
+            word_tokens.push(WordToken {
+                id: t.id,
+                start: at,
+                end: at + t.len,
+            });
+            at += t.len;
+        }
+        // A dropped character (no entry, no byte fallback, no unknown token) leaves bytes no
+        // token covers; the reference still places tokens by the running sum of their
+        // lengths, and so does this.
+        for t in word_tokens.iter() {
+            emit(sink, t.id, t.start, t.end);
+        }
+        if let Some(key) = &key {
+            cache.put(key, word_tokens);
         }
     }
 

@@ -7,8 +7,10 @@ use std::cell::RefCell;
 use simdtok_kernels::Kernels;
 
 use crate::encoding::Encoding;
-use crate::models::byte_bpe::{BpeScratch, ByteBpe, PieceToken};
+use crate::pipeline::sink::Sink;
+use crate::models::byte_bpe::{BpeScratch, ByteBpe};
 use crate::pipeline::added_tokens::{AddedToken, AddedTokens, Split};
+use crate::pipeline::word_cache::{self, CachedPiece, WordCache, cached_piece};
 use crate::pretokenize::{Pattern, Splitter};
 
 /// The named encodings: the pattern and the special tokens tiktoken gives each.
@@ -75,38 +77,20 @@ pub struct Tiktoken {
     splitter: Splitter,
     specials: AddedTokens,
     allow_special: bool,
+    cache_owner: usize,
     kernels: &'static Kernels,
 }
 
 #[derive(Default)]
 struct Scratch {
     bpe: BpeScratch,
-    tokens: Vec<PieceToken>,
+    cached: CachedPiece,
     splits: Vec<Split>,
+    cache: WordCache,
 }
 
 thread_local! {
     static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
-}
-
-/// Where tokens go: ids only, or ids with offsets.
-trait Sink {
-    fn push(&mut self, id: u32, start: usize, end: usize);
-}
-
-impl Sink for Vec<u32> {
-    #[inline]
-    fn push(&mut self, id: u32, _start: usize, _end: usize) {
-        Vec::push(self, id);
-    }
-}
-
-impl Sink for Encoding {
-    #[inline]
-    fn push(&mut self, id: u32, start: usize, end: usize) {
-        self.ids.push(id);
-        self.offsets.push((start as u32, end as u32));
-    }
 }
 
 impl Tiktoken {
@@ -136,6 +120,7 @@ impl Tiktoken {
             splitter: Splitter::new(pattern, kernels),
             specials: AddedTokens::new(specials)?,
             allow_special,
+            cache_owner: word_cache::new_owner(),
             kernels,
         })
     }
@@ -171,6 +156,7 @@ impl Tiktoken {
     fn encode<S: Sink>(&self, text: &str, sink: &mut S) {
         SCRATCH.with(|scratch| {
             let scratch = &mut *scratch.borrow_mut();
+            scratch.cache.claim(self.cache_owner);
             if !self.allow_special {
                 self.encode_ordinary(text, 0, text.len(), scratch, sink);
                 return;
@@ -198,14 +184,10 @@ impl Tiktoken {
         let bytes = text.as_bytes();
         self.splitter.split(&text[start..end], |s, e| {
             let (s, e) = (start + s, start + e);
-            scratch.tokens.clear();
-            self.bpe
-                .encode_piece(&bytes[s..e], &mut scratch.bpe, &mut scratch.tokens);
-            let mut at = s;
-            for t in &scratch.tokens {
-                sink.push(t.id, at, at + t.len as usize);
-                at += t.len as usize;
-            }
+            let piece = &bytes[s..e];
+            cached_piece(&mut scratch.cache, piece, &mut scratch.cached, sink, s, |out| {
+                self.bpe.encode_piece(piece, &mut scratch.bpe, out)
+            });
         });
     }
 

@@ -1,11 +1,23 @@
-//! A small direct-mapped cache of short words and their WordPiece tokens.
+//! A small direct-mapped cache of short words (or pre-tokenizer pieces) and their tokens.
 //!
-//! WordPiece of a word depends on the word's bytes alone, so a cached result is exact. Prose
+//! WordPiece of a word, and BPE of a piece, depend on its bytes alone, so a cached result is
+//! exact. Prose
 //! repeats a few thousand words over and over: a hit costs a 16-byte compare instead of a trie
 //! walk whose every step is a dependent load. The cache is per thread, bounded (4096 entries of
 //! 40 bytes), and a colliding word simply replaces the entry.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use crate::models::byte_bpe::PieceToken;
 use crate::models::wordpiece::WordToken;
+use crate::pipeline::sink::Sink;
+
+static NEXT_OWNER: AtomicUsize = AtomicUsize::new(0);
+
+/// A fresh owner id for [`WordCache::claim`]: one per tokenizer.
+pub fn new_owner() -> usize {
+    NEXT_OWNER.fetch_add(1, Ordering::Relaxed)
+}
 
 /// Words up to this many bytes are cached.
 pub const MAX_WORD: usize = 16;
@@ -51,10 +63,7 @@ impl Key {
     #[inline]
     pub fn new(word: &[u8]) -> Key {
         debug_assert!(word.len() <= MAX_WORD);
-        let mut buf = [0u8; MAX_WORD];
-        buf[..word.len()].copy_from_slice(word);
-        let lo = u64::from_le_bytes(buf[..8].try_into().expect("8 bytes"));
-        let hi = u64::from_le_bytes(buf[8..].try_into().expect("8 bytes"));
+        let (lo, hi) = crate::models::token_table::words(word);
         Key::from_words(lo, hi, word.len())
     }
 
@@ -191,5 +200,48 @@ mod tests {
                 }
             }
         }
+    }
+}
+
+/// Buffers for [`cached_piece`].
+#[derive(Default)]
+pub struct CachedPiece {
+    tokens: Vec<PieceToken>,
+    spans: Vec<WordToken>,
+}
+
+/// The tokens of a pre-tokenizer piece at `at` in the input, from `cache` when it is there,
+/// else from `encode` (which appends them to the vector it is given) and then cached — only
+/// for pieces whose tokens depend on nothing but their bytes.
+#[inline]
+pub(crate) fn cached_piece<S: Sink>(
+    cache: &mut WordCache,
+    piece: &[u8],
+    buffers: &mut CachedPiece,
+    sink: &mut S,
+    at: usize,
+    encode: impl FnOnce(&mut Vec<PieceToken>),
+) {
+    let key = (piece.len() <= MAX_WORD).then(|| Key::new(piece));
+    if let Some(key) = &key
+        && cache.get(key, |id, s, e| sink.push(id, at + s as usize, at + e as usize))
+    {
+        return;
+    }
+    buffers.tokens.clear();
+    encode(&mut buffers.tokens);
+    buffers.spans.clear();
+    let mut start = 0u32;
+    for t in &buffers.tokens {
+        sink.push(t.id, at + start as usize, at + (start + t.len) as usize);
+        buffers.spans.push(WordToken {
+            id: t.id,
+            start,
+            end: start + t.len,
+        });
+        start += t.len;
+    }
+    if let Some(key) = &key {
+        cache.put(key, &buffers.spans);
     }
 }

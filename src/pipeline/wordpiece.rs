@@ -14,11 +14,11 @@
 //! punctuation, where the fast path takes over again with no word open.
 
 use std::cell::RefCell;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use simdtok_kernels::{BlockMasks, ByteClassSpec, ByteClassTable, ByteSet, ClassSet, Kernels};
 
 use crate::encoding::Encoding;
+use crate::pipeline::sink::Sink;
 use crate::models::wordpiece::{WordPiece, WordToken};
 use crate::normalize::bert::{BertNormalizer, CharAction};
 use crate::normalize::bert_chars::{self, PUNCT, WHITESPACE};
@@ -73,26 +73,6 @@ pub struct BertWordPiece {
     kernels: &'static Kernels,
 }
 
-/// Where tokens go: ids only, or ids with offsets.
-trait Sink {
-    fn push(&mut self, id: u32, start: usize, end: usize);
-}
-
-impl Sink for Vec<u32> {
-    #[inline]
-    fn push(&mut self, id: u32, _start: usize, _end: usize) {
-        Vec::push(self, id);
-    }
-}
-
-impl Sink for Encoding {
-    #[inline]
-    fn push(&mut self, id: u32, start: usize, end: usize) {
-        self.ids.push(id);
-        self.offsets.push((start as u32, end as u32));
-    }
-}
-
 /// Per-thread buffers, so that encoding allocates nothing per call once warm.
 #[derive(Default)]
 struct Scratch {
@@ -106,8 +86,6 @@ struct Scratch {
     tokens: Vec<WordToken>,
     cache: WordCache,
 }
-
-static NEXT_CACHE_OWNER: AtomicUsize = AtomicUsize::new(0);
 
 thread_local! {
     static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
@@ -147,7 +125,7 @@ impl BertWordPiece {
             classes,
             single,
             lowercase_ascii,
-            cache_owner: NEXT_CACHE_OWNER.fetch_add(1, Ordering::Relaxed),
+            cache_owner: word_cache::new_owner(),
             kernels,
         }
     }

@@ -1,0 +1,151 @@
+//! Token bytes → id, for the lookups byte-level BPE makes by the million: every piece, and
+//! every pair of adjacent parts while merging.
+//!
+//! Nearly all tokens are at most 16 bytes. Those live in an open-addressing table whose slots
+//! hold the bytes themselves (two little-endian words, zero-padded) with the id, so a lookup is
+//! a multiply-mix hash, one slot read and two compares — no pointer to follow, no `memcmp`.
+//! The key words are assembled from overlapping loads (the usual short-string trick), never
+//! from a byte copy. Longer tokens go to an ordinary hash map.
+
+use std::collections::HashMap;
+
+/// Tokens up to this many bytes are stored inline.
+pub const INLINE: usize = 16;
+
+#[derive(Clone, Copy, Default, Debug)]
+struct Slot {
+    lo: u64,
+    hi: u64,
+    /// Length in bytes; 0 marks an empty slot.
+    len: u32,
+    id: u32,
+}
+
+/// See the module documentation.
+#[derive(Debug)]
+pub struct TokenTable {
+    slots: Box<[Slot]>,
+    mask: usize,
+    long: HashMap<Box<[u8]>, u32>,
+}
+
+/// The bytes of `b` (at most 8) as a little-endian word, zero-padded.
+#[inline(always)]
+fn word(b: &[u8]) -> u64 {
+    let n = b.len();
+    debug_assert!(n <= 8);
+    if n >= 4 {
+        let first = u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as u64;
+        let last = u32::from_le_bytes([b[n - 4], b[n - 3], b[n - 2], b[n - 1]]) as u64;
+        first | (last << (8 * (n - 4)))
+    } else if n > 0 {
+        (b[0] as u64) | ((b[n / 2] as u64) << (8 * (n / 2))) | ((b[n - 1] as u64) << (8 * (n - 1)))
+    } else {
+        0
+    }
+}
+
+/// The two key words of `b` (at most 16 bytes): its bytes, little-endian, zero-padded.
+#[inline(always)]
+pub fn words(b: &[u8]) -> (u64, u64) {
+    if b.len() > 8 {
+        let lo = u64::from_le_bytes(b[..8].try_into().expect("8 bytes"));
+        (lo, word(&b[8..]))
+    } else {
+        (word(b), 0)
+    }
+}
+
+#[inline(always)]
+fn hash(lo: u64, hi: u64, len: usize) -> u64 {
+    (lo ^ (len as u64).rotate_right(8))
+        .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+        .rotate_left(31)
+        ^ hi.wrapping_mul(0xC2B2_AE3D_27D4_EB4F)
+}
+
+impl TokenTable {
+    /// The table of `(bytes, id)` pairs; the caller has checked that no bytes repeat.
+    pub fn new<'a>(tokens: impl Iterator<Item = (&'a [u8], u32)> + Clone) -> TokenTable {
+        let short = tokens.clone().filter(|(b, _)| b.len() <= INLINE).count();
+        // At most half full: short probe sequences.
+        let size = (short * 2).next_power_of_two().max(16);
+        let mut slots = vec![Slot::default(); size].into_boxed_slice();
+        let mask = size - 1;
+        let mut long = HashMap::new();
+        for (bytes, id) in tokens {
+            if bytes.is_empty() {
+                continue;
+            }
+            if bytes.len() > INLINE {
+                long.insert(bytes.into(), id);
+                continue;
+            }
+            let (lo, hi) = words(bytes);
+            let mut i = hash(lo, hi, bytes.len()) as usize & mask;
+            while slots[i].len != 0 {
+                i = (i + 1) & mask;
+            }
+            slots[i] = Slot {
+                lo,
+                hi,
+                len: bytes.len() as u32,
+                id,
+            };
+        }
+        TokenTable { slots, mask, long }
+    }
+
+    /// The id of exactly `bytes`.
+    #[inline]
+    pub fn get(&self, bytes: &[u8]) -> Option<u32> {
+        if bytes.len() > INLINE {
+            return self.long.get(bytes).copied();
+        }
+        let (lo, hi) = words(bytes);
+        let len = bytes.len() as u32;
+        let mut i = hash(lo, hi, bytes.len()) as usize & self.mask;
+        loop {
+            let s = &self.slots[i];
+            if s.len == len && s.lo == lo && s.hi == hi {
+                return Some(s.id);
+            }
+            if s.len == 0 {
+                return None;
+            }
+            i = (i + 1) & self.mask;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_are_the_bytes() {
+        let text = b"0123456789abcdefghij";
+        for n in 0..=16 {
+            let (lo, hi) = words(&text[..n]);
+            let mut buf = [0u8; 16];
+            buf[..n].copy_from_slice(&text[..n]);
+            assert_eq!(lo, u64::from_le_bytes(buf[..8].try_into().unwrap()), "{n}");
+            assert_eq!(hi, u64::from_le_bytes(buf[8..].try_into().unwrap()), "{n}");
+        }
+    }
+
+    #[test]
+    fn finds_exactly_the_tokens() {
+        let toks: Vec<Vec<u8>> = (0..2000u32)
+            .map(|i| format!("t{i}").into_bytes())
+            .chain([b"".to_vec(), b"\0".to_vec(), b"\0\0".to_vec(), vec![b'x'; 40]])
+            .collect();
+        let table = TokenTable::new(toks.iter().enumerate().map(|(i, t)| (&t[..], i as u32)));
+        for (i, t) in toks.iter().enumerate().filter(|(_, t)| !t.is_empty()) {
+            assert_eq!(table.get(t), Some(i as u32));
+        }
+        assert_eq!(table.get(b"t2000"), None);
+        assert_eq!(table.get(b"\0\0\0"), None);
+        assert_eq!(table.get(&[b'x'; 39]), None);
+    }
+}
