@@ -461,6 +461,15 @@ fn run_sources() -> Result<(), Failed> {
     if got != [(0, 2), (4, 5), (5, 6)] {
         return Err(format!("fallback matches {got:?}").into());
     }
+    // A fallback that fails at run time (fancy-regex's backtracking limit) reports the rest of the
+    // text as one piece instead of dropping it.
+    let sp = Splitter::from_regex(r"(a+)+\1(?=b)", k).map_err(|e| e.to_string())?;
+    let text = format!("x{}c", "a".repeat(60));
+    let mut got = Vec::new();
+    sp.split(&text, |s, e| got.push((s, e)));
+    if got != [(0, text.len())] {
+        return Err(format!("a failing fallback reports {got:?}").into());
+    }
     if Splitter::from_regex("(", k).is_ok() {
         return Err("an invalid regex must be an error".into());
     }
