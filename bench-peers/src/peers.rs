@@ -1,6 +1,7 @@
 //! The implementations compared: simdtok and its peers, each behind one `encode` that returns the
-//! ids of a text (the peer's cheapest id-only API). SentencePiece `.model` files and BERT
-//! WordPiece models (`vocab.txt`, WordPiece `tokenizer.json`).
+//! ids of a text (the peer's cheapest id-only API). SentencePiece `.model` files, BERT WordPiece
+//! models (`vocab.txt`, WordPiece `tokenizer.json`) and byte-level BPE (tiktoken rank files, GPT-2
+//! `encoder.json` + `vocab.bpe`, BPE `tokenizer.json`).
 
 use std::ffi::{c_char, c_int, c_void};
 use std::panic::AssertUnwindSafe;
@@ -41,6 +42,14 @@ pub enum Impl {
     Kitoken,
     /// `tokie`: loads `tokenizer.json` or its own `.tkz`, not `.model`.
     Tokie,
+    /// `tiktoken-rs`, the Rust port of tiktoken, from the local rank file: `encode_ordinary`. The
+    /// reference of the tiktoken and GPT-2 models.
+    TiktokenRs,
+    /// Hugging Face `tokenizers` 1.0 (release candidate, the `tk-encode` engine):
+    /// `PipelineTokenizer::encode_into`. The reference of the BPE `tokenizer.json` models.
+    Tokenizers1,
+    /// `bpe-openai` (github/rust-gems): its bundled cl100k_base and o200k_base, `encode`.
+    BpeOpenai,
 }
 
 impl Impl {
@@ -64,8 +73,19 @@ impl Impl {
         Impl::Tokie,
     ];
 
-    /// Every implementation of either family.
-    pub const EVERY: [Impl; 9] = [
+    /// The byte-level BPE implementations, in table order (simdtok, then the two references).
+    pub const BPE: [Impl; 7] = [
+        Impl::Simdtok,
+        Impl::Tokenizers1,
+        Impl::TiktokenRs,
+        Impl::Tokenizers,
+        Impl::BpeOpenai,
+        Impl::Kitoken,
+        Impl::Tokie,
+    ];
+
+    /// Every implementation of any family.
+    pub const EVERY: [Impl; 12] = [
         Impl::Simdtok,
         Impl::SpmCpp,
         Impl::SpmCrate,
@@ -75,6 +95,9 @@ impl Impl {
         Impl::Tokenizers,
         Impl::Kitoken,
         Impl::Tokie,
+        Impl::TiktokenRs,
+        Impl::Tokenizers1,
+        Impl::BpeOpenai,
     ];
 
     /// The key used on the command line and between processes.
@@ -89,6 +112,9 @@ impl Impl {
             Impl::Tokenizers => "tokenizers",
             Impl::Kitoken => "kitoken",
             Impl::Tokie => "tokie",
+            Impl::TiktokenRs => "tiktoken-rs",
+            Impl::Tokenizers1 => "tokenizers-1.0",
+            Impl::BpeOpenai => "bpe-openai",
         }
     }
 
@@ -104,6 +130,9 @@ impl Impl {
             Impl::Tokenizers => "tokenizers",
             Impl::Kitoken => "kitoken",
             Impl::Tokie => "tokie",
+            Impl::TiktokenRs => "tiktoken-rs",
+            Impl::Tokenizers1 => "tokenizers 1.0",
+            Impl::BpeOpenai => "bpe-openai",
         }
     }
 
@@ -126,14 +155,19 @@ pub enum Family {
     /// BERT WordPiece (`vocab.txt` or a WordPiece `tokenizer.json`); `tokenizers` is the
     /// reference.
     WordPiece,
+    /// Byte-level BPE (and Llama 2's SentencePiece-style BPE `tokenizer.json`): `tiktoken-rs` is
+    /// the reference of tiktoken rank files and GPT-2, `tokenizers` 1.0 that of `tokenizer.json`.
+    Bpe,
 }
 
 impl Family {
-    /// The implementation whose ids the others are checked against.
+    /// The implementation whose ids the others are checked against (BPE: see
+    /// [`ModelSpec::reference`]).
     pub fn reference(self) -> Impl {
         match self {
             Family::Spm => Impl::Simdtok,
             Family::WordPiece => Impl::Tokenizers,
+            Family::Bpe => Impl::Tokenizers1,
         }
     }
 }
@@ -151,13 +185,40 @@ pub struct ModelSpec {
     /// WordPiece only: the `tokenizer.json` that the peers that read nothing else (kitoken, tokie)
     /// load. For a `vocab.txt` it is the one `tokenizers` writes for its `BertWordPieceTokenizer`
     /// equivalent ([`prepare`] writes it); for a `tokenizer.json`, the file itself.
+    ///
+    /// BPE: the `tokenizer.json` that the Hugging Face-format peers (`tokenizers`, tokie, kitoken
+    /// where it has no rank file) load: the model's own, the equivalent one of a tiktoken encoding
+    /// (`gpt35turbo` for cl100k_base, `gpt4o` for o200k_base), or for GPT-2 the one `tokenizers`
+    /// writes for its `encoder.json` + `vocab.bpe` ([`prepare_bpe`]); `None` where there is none.
     pub peer_json: Option<PathBuf>,
+    /// BPE only: the tiktoken encoding whose ranks the model has, and its local rank file (what
+    /// tiktoken-rs and bpe-openai encode with).
+    pub ranks: Option<(&'static str, PathBuf)>,
 }
 
 impl ModelSpec {
     /// Whether the model is a BERT `vocab.txt` (else a `tokenizer.json`).
     pub fn is_vocab_txt(&self) -> bool {
         self.path.extension().is_some_and(|e| e == "txt")
+    }
+
+    /// Whether simdtok's file is a Hugging Face `tokenizer.json`.
+    pub fn is_tokenizer_json(&self) -> bool {
+        self.path.extension().is_some_and(|e| e == "json")
+            && self
+                .path
+                .file_name()
+                .is_some_and(|f| f.to_string_lossy().ends_with("tokenizer.json"))
+    }
+
+    /// The implementation whose ids the others are checked against: for BPE, `tiktoken-rs` on a
+    /// tiktoken rank file or GPT-2's `encoder.json`, `tokenizers` 1.0 on a `tokenizer.json`.
+    pub fn reference(&self) -> Impl {
+        if self.family == Family::Bpe && !self.is_tokenizer_json() {
+            Impl::TiktokenRs
+        } else {
+            self.family.reference()
+        }
     }
 }
 
@@ -170,6 +231,7 @@ pub fn models(data: &Path) -> Vec<ModelSpec> {
         path: spm.join(format!("{name}.model")),
         family: Family::Spm,
         peer_json: None,
+        ranks: None,
     };
     vec![
         model("botchan_en_unigram_1000", "unigram"),
@@ -188,6 +250,7 @@ pub fn wordpiece_models(data: &Path) -> Vec<ModelSpec> {
         path: data.join(format!("models/wordpiece/{name}.vocab.txt")),
         family: Family::WordPiece,
         peer_json: Some(converted_json_path(name)),
+        ranks: None,
     };
     let json = |name: &'static str, file: &str| {
         let path = data.join("models/hf-tokenizer-json").join(file);
@@ -197,6 +260,7 @@ pub fn wordpiece_models(data: &Path) -> Vec<ModelSpec> {
             peer_json: Some(path.clone()),
             path,
             family: Family::WordPiece,
+            ranks: None,
         }
     };
     vec![
@@ -249,15 +313,39 @@ pub fn wordpiece_pieces(model: &ModelSpec) -> Option<Vec<String>> {
     Some(pieces)
 }
 
-/// Loads `model` into `imp`; a peer that cannot load it says why (a panic included).
+/// Loads `model` into `imp`; a peer that cannot load it says why (a panic included). A panic
+/// while encoding is an error of that text, too ([`Guarded`]).
 pub fn load(imp: Impl, model: &ModelSpec) -> Result<Box<dyn Encoder>, String> {
     let result = std::panic::catch_unwind(AssertUnwindSafe(|| load_inner(imp, model)));
     match result {
-        Ok(r) => r,
+        Ok(r) => r.map(|enc| Box::new(Guarded(enc)) as Box<dyn Encoder>),
         Err(panic) => Err(format!(
             "panicked while loading: {}",
             panic_message(&*panic)
         )),
+    }
+}
+
+/// An implementation whose panics while encoding become errors (kitoken's regex, for one, can
+/// overflow its stack on a long run of spaces).
+struct Guarded(Box<dyn Encoder>);
+
+impl Encoder for Guarded {
+    fn encode(&mut self, text: &str) -> Result<&[u32], String> {
+        let inner: &mut Box<dyn Encoder> = &mut self.0;
+        // The closure consumes the borrow, so the ids may outlive the call.
+        let call = move || {
+            let inner = inner;
+            inner.encode(text)
+        };
+        match std::panic::catch_unwind(AssertUnwindSafe(call)) {
+            Ok(r) => r,
+            Err(panic) => Err(format!("panicked: {}", panic_message(&*panic))),
+        }
+    }
+
+    fn one_thread(&mut self) {
+        self.0.one_thread();
     }
 }
 
@@ -272,8 +360,10 @@ fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
 }
 
 fn load_inner(imp: Impl, model: &ModelSpec) -> Result<Box<dyn Encoder>, String> {
-    if model.family == Family::WordPiece {
-        return load_wordpiece(imp, model);
+    match model.family {
+        Family::WordPiece => return load_wordpiece(imp, model),
+        Family::Bpe => return load_bpe(imp, model),
+        Family::Spm => {}
     }
     let path = &model.path;
     match imp {
@@ -302,9 +392,12 @@ fn load_inner(imp: Impl, model: &ModelSpec) -> Result<Box<dyn Encoder>, String> 
             }))
         }
         Impl::SpmPy => Err("runs in its own process".to_owned()),
-        Impl::SimdtokFast | Impl::SimdtokLinear | Impl::Tokenizers => {
-            Err("not a SentencePiece implementation".to_owned())
-        }
+        Impl::SimdtokFast
+        | Impl::SimdtokLinear
+        | Impl::Tokenizers
+        | Impl::TiktokenRs
+        | Impl::Tokenizers1
+        | Impl::BpeOpenai => Err("not a SentencePiece implementation".to_owned()),
         Impl::Tokie => {
             // tokie reads tokenizer.json or its own .tkz format; try the .model as the latter.
             let tok = tokie::Tokenizer::from_file(path).map_err(|e| {
@@ -353,38 +446,46 @@ fn load_wordpiece(imp: Impl, model: &ModelSpec) -> Result<Box<dyn Encoder>, Stri
             let tok = hf_tokenizer(model)?;
             Ok(Box::new(HfTokenizers { tok, out: None }))
         }
-        Impl::Kitoken => {
-            let path = peer_json()?;
-            let mut def = kitoken::Definition::from_tokenizers_file(path)
-                .map_err(|e| format!("cannot load {}: {e}", path.display()))?;
-            // Truncation and padding off, as in the other implementations.
-            def.config.processing.retain(|p| {
-                !matches!(
-                    p,
-                    kitoken::Processing::Pad { .. } | kitoken::Processing::Truncate { .. }
-                )
-            });
-            let kit = kitoken::Kitoken::from_definition(def)
-                .map_err(|e| format!("cannot load {}: {e}", path.display()))?;
-            Ok(Box::new(Kitoken {
-                kit,
-                ids: Vec::new(),
-            }))
-        }
-        Impl::Tokie => {
-            let path = peer_json()?;
-            let mut tok = tokie::Tokenizer::from_json(path)
-                .map_err(|e| format!("cannot load {}: {e}", path.display()))?;
-            tok.no_truncation().no_padding();
-            Ok(Box::new(Tokie {
-                tok,
-                ids: Vec::new(),
-            }))
-        }
-        Impl::Simdtok | Impl::SpmCpp | Impl::SpmCrate | Impl::SpmPy => {
-            Err("not a WordPiece implementation".to_owned())
-        }
+        Impl::Kitoken => kitoken_from_json(peer_json()?),
+        Impl::Tokie => tokie_from_json(peer_json()?),
+        Impl::Simdtok
+        | Impl::SpmCpp
+        | Impl::SpmCrate
+        | Impl::SpmPy
+        | Impl::TiktokenRs
+        | Impl::Tokenizers1
+        | Impl::BpeOpenai => Err("not a WordPiece implementation".to_owned()),
     }
+}
+
+/// kitoken from a `tokenizer.json`, its truncation and padding removed.
+fn kitoken_from_json(path: &Path) -> Result<Box<dyn Encoder>, String> {
+    let mut def = kitoken::Definition::from_tokenizers_file(path)
+        .map_err(|e| format!("cannot load {}: {e}", path.display()))?;
+    // Truncation and padding off, as in the other implementations.
+    def.config.processing.retain(|p| {
+        !matches!(
+            p,
+            kitoken::Processing::Pad { .. } | kitoken::Processing::Truncate { .. }
+        )
+    });
+    let kit = kitoken::Kitoken::from_definition(def)
+        .map_err(|e| format!("cannot load {}: {e}", path.display()))?;
+    Ok(Box::new(Kitoken {
+        kit,
+        ids: Vec::new(),
+    }))
+}
+
+/// tokie from a `tokenizer.json`, truncation and padding off.
+fn tokie_from_json(path: &Path) -> Result<Box<dyn Encoder>, String> {
+    let mut tok = tokie::Tokenizer::from_json(path)
+        .map_err(|e| format!("cannot load {}: {e}", path.display()))?;
+    tok.no_truncation().no_padding();
+    Ok(Box::new(Tokie {
+        tok,
+        ids: Vec::new(),
+    }))
 }
 
 /// The reference for a WordPiece model: a `vocab.txt` as Python's `BertWordPieceTokenizer(vocab,
@@ -441,6 +542,452 @@ fn bert_wordpiece(vocab: &Path) -> Result<tokenizers::Tokenizer, String> {
     }
     tok.with_decoder(Some(WordPieceDecoder::new("##".to_owned(), true)));
     Ok(tok)
+}
+
+// ---- byte-level BPE ----
+
+/// The tiktoken encodings whose rank files are at hand: name, split pattern and special tokens,
+/// exactly as `tiktoken-rs` 0.12.1 builds them (`tiktoken_ext/openai_public.rs`); only the ranks
+/// come from the local file.
+const TIKTOKEN_R50K_PATTERN: &str =
+    r"'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s";
+const TIKTOKEN_CL100K_PATTERN: &str = r"'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s";
+
+fn tiktoken_encoding(name: &str) -> Option<(&'static str, &'static [(&'static str, u32)])> {
+    const ENDOFTEXT: &str = "<|endoftext|>";
+    Some(match name {
+        "r50k_base" | "p50k_base" => (TIKTOKEN_R50K_PATTERN, &[(ENDOFTEXT, 50256)]),
+        "cl100k_base" => (
+            TIKTOKEN_CL100K_PATTERN,
+            &[
+                (ENDOFTEXT, 100257),
+                ("<|fim_prefix|>", 100258),
+                ("<|fim_middle|>", 100259),
+                ("<|fim_suffix|>", 100260),
+                ("<|endofprompt|>", 100276),
+            ],
+        ),
+        "o200k_base" => (
+            tiktoken_rs::O200K_BASE_PAT_STR,
+            &[(ENDOFTEXT, 199999), ("<|endofprompt|>", 200018)],
+        ),
+        _ => return None,
+    })
+}
+
+/// The byte-level BPE models of the benchmark, found under `data` (shared/data).
+pub fn bpe_models(data: &Path) -> Vec<ModelSpec> {
+    let models = data.join("models");
+    let tiktoken = |name: &'static str| models.join(format!("tiktoken/{name}.tiktoken"));
+    let json = |file: &str| models.join(format!("hf-tokenizer-json/{file}.tokenizer.json"));
+    let spec = |name, algorithm, path: PathBuf, peer_json, ranks| ModelSpec {
+        name,
+        algorithm,
+        path,
+        family: Family::Bpe,
+        peer_json,
+        ranks,
+    };
+    let ranks = |name: &'static str| Some((name, tiktoken(name)));
+    vec![
+        spec(
+            "cl100k_base",
+            "tiktoken",
+            tiktoken("cl100k_base"),
+            Some(json("gpt35turbo")),
+            ranks("cl100k_base"),
+        ),
+        spec(
+            "o200k_base",
+            "tiktoken",
+            tiktoken("o200k_base"),
+            Some(json("gpt4o")),
+            ranks("o200k_base"),
+        ),
+        spec(
+            "r50k_base",
+            "tiktoken",
+            tiktoken("r50k_base"),
+            None,
+            ranks("r50k_base"),
+        ),
+        spec(
+            "p50k_base",
+            "tiktoken",
+            tiktoken("p50k_base"),
+            None,
+            ranks("p50k_base"),
+        ),
+        spec(
+            "gpt2",
+            "GPT-2 encoder.json",
+            models.join("gpt2/encoder.json"),
+            Some(gpt2_json_path()),
+            ranks("r50k_base"),
+        ),
+        spec(
+            "llama3",
+            "tokenizer.json",
+            json("llama3"),
+            Some(json("llama3")),
+            None,
+        ),
+        spec(
+            "qwen3",
+            "tokenizer.json",
+            json("qwen3"),
+            Some(json("qwen3")),
+            None,
+        ),
+        spec(
+            "gpt4o",
+            "tokenizer.json",
+            json("gpt4o"),
+            Some(json("gpt4o")),
+            ranks("o200k_base"),
+        ),
+        spec(
+            "gpt35turbo",
+            "tokenizer.json",
+            json("gpt35turbo"),
+            Some(json("gpt35turbo")),
+            ranks("cl100k_base"),
+        ),
+        spec(
+            "llama2",
+            "tokenizer.json (SentencePiece-style BPE)",
+            json("llama2"),
+            Some(json("llama2")),
+            None,
+        ),
+    ]
+}
+
+/// Where the `tokenizer.json` that `tokenizers` writes for GPT-2's `encoder.json` + `vocab.bpe`
+/// goes (the same path in the child processes, which read it).
+fn gpt2_json_path() -> PathBuf {
+    std::env::temp_dir()
+        .join("bench-peers-bpe")
+        .join("gpt2.from-encoder-json.tokenizer.json")
+}
+
+/// BPE: writes the `tokenizer.json` of GPT-2 that the Hugging Face-format peers load, as
+/// `tokenizers` 0.23 serializes what Python's `GPT2TokenizerFast` holds: BPE from `encoder.json` +
+/// `vocab.bpe`, `ByteLevel(add_prefix_space=false, trim_offsets=true, use_regex=true)`
+/// pre-tokenizer and decoder, `<|endoftext|>` as a special token (nothing to do for other models).
+pub fn prepare_bpe(model: &ModelSpec) -> Result<(), String> {
+    use tokenizers::decoders::byte_level::ByteLevel as ByteLevelDecoder;
+    use tokenizers::models::bpe::BPE;
+    use tokenizers::pre_tokenizers::byte_level::ByteLevel;
+    use tokenizers::{AddedToken, Tokenizer};
+
+    if model.is_tokenizer_json() || model.ranks.is_none() || model.name != "gpt2" {
+        return Ok(());
+    }
+    let Some(json) = &model.peer_json else {
+        return Ok(());
+    };
+    let vocab = model
+        .path
+        .to_str()
+        .ok_or("encoder.json path is not UTF-8")?;
+    let merges = model.path.with_file_name("vocab.bpe");
+    let merges = merges.to_str().ok_or("vocab.bpe path is not UTF-8")?;
+    let bpe = BPE::from_file(vocab, merges)
+        .build()
+        .map_err(|e| format!("tokenizers cannot load {vocab} + {merges}: {e}"))?;
+    let mut tok = Tokenizer::new(bpe);
+    tok.with_pre_tokenizer(Some(ByteLevel::new(false, true, true)));
+    tok.with_decoder(Some(ByteLevelDecoder::default()));
+    tok.add_special_tokens([AddedToken::from("<|endoftext|>", true)])
+        .map_err(|e| format!("cannot add <|endoftext|>: {e}"))?;
+    let text = tok
+        .to_string(false)
+        .map_err(|e| format!("tokenizers cannot serialize its tokenizer: {e}"))?;
+    let dir = json.parent().ok_or("no parent directory")?;
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let tmp = json.with_extension(format!("{}.tmp", std::process::id()));
+    std::fs::write(&tmp, text).map_err(|e| format!("{}: {e}", tmp.display()))?;
+    std::fs::rename(&tmp, json).map_err(|e| format!("{}: {e}", json.display()))
+}
+
+/// The ranks of a tiktoken file: token bytes by rank (`None` for a rank the file skips, as
+/// p50k_base skips 50256, `<|endoftext|>`).
+pub fn read_ranks(path: &Path) -> Result<Vec<Option<Vec<u8>>>, String> {
+    use base64::Engine as _;
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut tokens: Vec<Option<Vec<u8>>> = Vec::new();
+    for (n, line) in text.lines().enumerate().filter(|(_, l)| !l.is_empty()) {
+        let (b64, rank) = line
+            .split_once(' ')
+            .ok_or_else(|| format!("{}:{}: no rank", path.display(), n + 1))?;
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(b64)
+            .map_err(|e| format!("{}:{}: {e}", path.display(), n + 1))?;
+        let rank: usize = rank
+            .trim()
+            .parse()
+            .map_err(|e| format!("{}:{}: {e}", path.display(), n + 1))?;
+        if tokens.len() <= rank {
+            tokens.resize(rank + 1, None);
+        }
+        tokens[rank] = Some(bytes);
+    }
+    Ok(tokens)
+}
+
+/// tiktoken-rs from a local rank file: `CoreBPE::new` with the crate's own pattern and special
+/// tokens for that encoding (what `tiktoken_rs::cl100k_base()` etc. build from the bundled copy).
+fn tiktoken_rs_local(name: &str, path: &Path) -> Result<tiktoken_rs::CoreBPE, String> {
+    let (pattern, specials) =
+        tiktoken_encoding(name).ok_or_else(|| format!("no tiktoken encoding {name}"))?;
+    let ranks = read_ranks(path)?;
+    let mut encoder = rustc_hash::FxHashMap::default();
+    for (rank, bytes) in ranks.into_iter().enumerate() {
+        if let Some(bytes) = bytes {
+            encoder.insert(bytes, rank as tiktoken_rs::Rank);
+        }
+    }
+    let specials = specials.iter().map(|&(s, r)| (s.to_owned(), r)).collect();
+    tiktoken_rs::CoreBPE::new(encoder, specials, pattern).map_err(|e| e.to_string())
+}
+
+/// Whether the ranks that tiktoken-rs and bpe-openai bundle for `name` are those of the local file
+/// `path` (every rank's bytes compared); `None` when the crate bundles no such encoding.
+pub fn bundled_ranks_match(imp: Impl, name: &str, path: &Path) -> Option<Result<bool, String>> {
+    let check = |ranks: Vec<Option<Vec<u8>>>| -> Result<bool, String> {
+        Ok(match imp {
+            Impl::TiktokenRs => {
+                let bundled = match name {
+                    "r50k_base" => tiktoken_rs::r50k_base_singleton(),
+                    "p50k_base" => tiktoken_rs::p50k_base_singleton(),
+                    "cl100k_base" => tiktoken_rs::cl100k_base_singleton(),
+                    "o200k_base" => tiktoken_rs::o200k_base_singleton(),
+                    _ => return Err(format!("tiktoken-rs bundles no {name}")),
+                };
+                ranks.iter().enumerate().all(|(rank, bytes)| {
+                    let got = bundled.decode_bytes(&[rank as tiktoken_rs::Rank]);
+                    match bytes {
+                        Some(bytes) => got.is_ok_and(|b| b == *bytes),
+                        // A rank the file skips is a special token or nothing in the bundle.
+                        None => got.map_or(true, |b| b.starts_with(b"<|")),
+                    }
+                }) && bundled
+                    .decode_bytes(&[ranks.len() as tiktoken_rs::Rank])
+                    .map_or(true, |b| b.starts_with(b"<|"))
+            }
+            Impl::BpeOpenai => {
+                let bpe = &bpe_openai_tokenizer(name)?.bpe;
+                bpe.num_tokens() == ranks.len()
+                    && ranks.iter().enumerate().all(|(id, bytes)| {
+                        bytes
+                            .as_deref()
+                            .is_some_and(|b| bpe.token_bytes(id as u32) == b)
+                    })
+            }
+            _ => return Err("no bundled ranks".to_owned()),
+        })
+    };
+    match (imp, name) {
+        (Impl::TiktokenRs, "r50k_base" | "p50k_base" | "cl100k_base" | "o200k_base")
+        | (Impl::BpeOpenai, "cl100k_base" | "o200k_base") => Some(read_ranks(path).and_then(check)),
+        _ => None,
+    }
+}
+
+fn bpe_openai_tokenizer(name: &str) -> Result<&'static bpe_openai::Tokenizer, String> {
+    match name {
+        "cl100k_base" => Ok(bpe_openai::cl100k_base()),
+        "o200k_base" => Ok(bpe_openai::o200k_base()),
+        _ => Err(format!(
+            "bundles cl100k_base, o200k_base and voyage3_base only, not {name}"
+        )),
+    }
+}
+
+/// Token strings by id for the report's examples (BPE): a rank file's bytes, shown as text where
+/// they are UTF-8 and `\xNN` where not; else `None` (simdtok's pieces are used).
+pub fn bpe_pieces(model: &ModelSpec) -> Option<Vec<String>> {
+    let (_, path) = model
+        .ranks
+        .as_ref()
+        .filter(|_| !model.is_tokenizer_json())?;
+    let ranks = read_ranks(path).ok()?;
+    Some(
+        ranks
+            .iter()
+            .map(|b| b.as_deref().map_or(String::new(), escape_bytes))
+            .collect(),
+    )
+}
+
+/// `bytes` as text, each byte of an invalid UTF-8 sequence as `\xNN`.
+pub fn escape_bytes(mut bytes: &[u8]) -> String {
+    let mut out = String::new();
+    loop {
+        match std::str::from_utf8(bytes) {
+            Ok(s) => {
+                out.push_str(s);
+                return out;
+            }
+            Err(e) => {
+                let (good, rest) = bytes.split_at(e.valid_up_to());
+                out.push_str(std::str::from_utf8(good).unwrap_or_default());
+                let bad = e.error_len().unwrap_or(rest.len());
+                for b in &rest[..bad] {
+                    out.push_str(&format!("\\x{b:02X}"));
+                }
+                bytes = &rest[bad..];
+            }
+        }
+    }
+}
+
+/// The BPE side of [`load`].
+fn load_bpe(imp: Impl, model: &ModelSpec) -> Result<Box<dyn Encoder>, String> {
+    let no_json = || match model.name {
+        "r50k_base" => {
+            "no tokenizer.json of r50k_base at hand (its vocabulary is GPT-2's: see the \
+                        gpt2 row)"
+                .to_owned()
+        }
+        "p50k_base" => "no tokenizer.json of p50k_base at hand".to_owned(),
+        _ => "no tokenizer.json of this model".to_owned(),
+    };
+    let peer_json = || model.peer_json.as_deref().ok_or_else(no_json);
+    let no_ranks = || {
+        "reads tiktoken encodings only; no rank file of this model (its vocabulary is not a \
+         tiktoken encoding)"
+            .to_owned()
+    };
+    match imp {
+        Impl::Simdtok => {
+            let kernels = simdtok::kernels::Kernels::active().map_err(|e| e.to_string())?;
+            let tok = simdtok::Tokenizer::from_file_with_options(
+                &model.path,
+                kernels,
+                &simdtok::LoadOptions::default(),
+            )
+            .map_err(|e| e.to_string())?;
+            Ok(Box::new(Simdtok {
+                tok,
+                out: simdtok::Encoding::default(),
+            }))
+        }
+        Impl::TiktokenRs => {
+            let (name, path) = model.ranks.as_ref().ok_or_else(no_ranks)?;
+            let bpe = tiktoken_rs_local(name, path)?;
+            Ok(Box::new(TiktokenRs {
+                bpe,
+                ids: Vec::new(),
+            }))
+        }
+        Impl::BpeOpenai => {
+            let (name, _) = model.ranks.as_ref().ok_or_else(no_ranks)?;
+            let tok = bpe_openai_tokenizer(name)?;
+            Ok(Box::new(BpeOpenai {
+                tok,
+                ids: Vec::new(),
+            }))
+        }
+        Impl::Tokenizers1 => {
+            let path = peer_json()?;
+            let tok = tokenizers1_load(path)?;
+            Ok(Box::new(Tokenizers1 {
+                tok,
+                options: tokenizers1::pipeline::EncodeOptions {
+                    add_special_tokens: false,
+                    encode_special_tokens: false,
+                    padding: tokenizers1::pipeline::Override::Off,
+                    truncation: tokenizers1::pipeline::Override::Off,
+                },
+                ids: Vec::new(),
+            }))
+        }
+        Impl::Tokenizers => {
+            let path = peer_json()?;
+            let mut tok = tokenizers::Tokenizer::from_file(path)
+                .map_err(|e| format!("cannot load {}: {e}", path.display()))?;
+            tok.with_truncation(None)
+                .map_err(|e| format!("cannot disable truncation: {e}"))?;
+            tok.with_padding(None);
+            Ok(Box::new(HfTokenizers { tok, out: None }))
+        }
+        Impl::Kitoken => {
+            if model.path.extension().is_some_and(|e| e == "tiktoken") {
+                let kit = kitoken::Kitoken::from_tiktoken_file(&model.path)
+                    .map_err(|e| format!("cannot load {}: {e}", model.path.display()))?;
+                Ok(Box::new(Kitoken {
+                    kit,
+                    ids: Vec::new(),
+                }))
+            } else {
+                kitoken_from_json(peer_json()?)
+            }
+        }
+        Impl::Tokie => tokie_from_json(peer_json()?),
+        Impl::SpmCpp | Impl::SpmCrate | Impl::SpmPy | Impl::SimdtokFast | Impl::SimdtokLinear => {
+            Err("not a BPE implementation".to_owned())
+        }
+    }
+}
+
+/// `tokenizers` 1.0 reads only the canonical `"version": "2.0"` format; an older file (every one
+/// here) goes through its own upgrade pass, `canonicalize_file`, first, as its documentation says.
+fn tokenizers1_load(path: &Path) -> Result<tokenizers1::pipeline::PipelineTokenizer, String> {
+    match tokenizers1::from_json_file(path) {
+        Ok(tok) => Ok(tok),
+        Err(_) => {
+            let text = tokenizers1::canonicalize_file(path)
+                .map_err(|e| format!("cannot convert {}: {e}", path.display()))?;
+            tokenizers1::from_json(&text)
+                .map_err(|e| format!("cannot load {}: {e}", path.display()))
+        }
+    }
+}
+
+/// tiktoken-rs: `encode_ordinary` (no special tokens), its cheapest exact call.
+struct TiktokenRs {
+    bpe: tiktoken_rs::CoreBPE,
+    ids: Vec<u32>,
+}
+
+impl Encoder for TiktokenRs {
+    fn encode(&mut self, text: &str) -> Result<&[u32], String> {
+        self.ids = self.bpe.encode_ordinary(text);
+        Ok(&self.ids)
+    }
+}
+
+/// `tokenizers` 1.0: `PipelineTokenizer::encode_into`, which allocates nothing per call (its
+/// documentation: the entry point for an encode-only caller in a loop).
+struct Tokenizers1 {
+    tok: tokenizers1::pipeline::PipelineTokenizer,
+    options: tokenizers1::pipeline::EncodeOptions,
+    ids: Vec<tokenizers1::pipeline::PipelineToken>,
+}
+
+impl Encoder for Tokenizers1 {
+    fn encode(&mut self, text: &str) -> Result<&[u32], String> {
+        self.ids.clear();
+        self.tok
+            .encode_into(text, &self.options, &mut self.ids)
+            .map_err(|e| e.to_string())?;
+        Ok(tokenizers1::pipeline::PipelineToken::cast_slice(&self.ids))
+    }
+}
+
+/// bpe-openai: `Tokenizer::encode` (its regex pre-tokenizer, then `encode_via_backtracking`).
+struct BpeOpenai {
+    tok: &'static bpe_openai::Tokenizer,
+    ids: Vec<u32>,
+}
+
+impl Encoder for BpeOpenai {
+    fn encode(&mut self, text: &str) -> Result<&[u32], String> {
+        self.ids = self.tok.encode(text);
+        Ok(&self.ids)
+    }
 }
 
 struct Simdtok {
@@ -584,7 +1131,16 @@ struct Tokie {
 
 impl Encoder for Tokie {
     fn encode(&mut self, text: &str) -> Result<&[u32], String> {
-        self.ids = self.tok.encode_ids(text, false);
+        if text.len() >= TOKIE_PIECE_THREADS {
+            // tokie's BPE encoder splits a piece this long over `available_parallelism()` scoped
+            // threads, asked afresh on every call: with the thread pinned, that is 1.
+            let tok = &self.tok;
+            let mut ids = Vec::new();
+            with_one_cpu(|| ids = tok.encode_ids(text, false));
+            self.ids = ids;
+        } else {
+            self.ids = self.tok.encode_ids(text, false);
+        }
         Ok(&self.ids)
     }
 
@@ -603,6 +1159,11 @@ impl Encoder for Tokie {
     }
 }
 
+/// tokie 0.1.4's `BacktrackingEncoder::encode` encodes a piece of this many bytes or more in chunks
+/// on `available_parallelism()` scoped threads (`PARALLEL_THRESHOLD`, asked on every call); a
+/// text this long is encoded with the thread pinned to one CPU.
+const TOKIE_PIECE_THREADS: usize = 10_000;
+
 /// Runs `f` with the calling thread pinned to the CPU it is on (Linux; elsewhere just runs it).
 fn with_one_cpu(f: impl FnOnce()) {
     #[cfg(target_os = "linux")]
@@ -616,8 +1177,22 @@ fn with_one_cpu(f: impl FnOnce()) {
             libc::CPU_ZERO(&mut one);
             libc::CPU_SET(cpu, &mut one);
             if libc::sched_setaffinity(0, size, &one) == 0 {
+                /// Restores the CPU set, also when `f` panics.
+                struct Restore(libc::cpu_set_t);
+                impl Drop for Restore {
+                    fn drop(&mut self) {
+                        // SAFETY: as above.
+                        unsafe {
+                            libc::sched_setaffinity(
+                                0,
+                                std::mem::size_of::<libc::cpu_set_t>(),
+                                &self.0,
+                            )
+                        };
+                    }
+                }
+                let _restore = Restore(saved);
                 f();
-                libc::sched_setaffinity(0, size, &saved);
                 return;
             }
         }
@@ -679,6 +1254,65 @@ mod tests {
                 );
             }
         }
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    /// The BPE references and what the Hugging Face-format peers load agree on a few texts: the
+    /// GPT-2 `tokenizer.json` written by `prepare_bpe` (under `tokenizers` 1.0 and 0.23) and
+    /// `gpt35turbo.tokenizer.json` give tiktoken-rs' ids for r50k_base and cl100k_base, whose
+    /// local rank files are the ranks tiktoken-rs and bpe-openai bundle; p50k_base's rank file
+    /// skips 50256.
+    #[test]
+    fn bpe_sources_agree() {
+        let Some(data) = data() else {
+            eprintln!("shared data not found: skipped");
+            return;
+        };
+        let models = bpe_models(&data);
+        let find = |name: &str| models.iter().find(|m| m.name == name).unwrap().clone();
+        let texts = [
+            "Hello, world! It's 2024: naïve café, 12345 tokens.",
+            "  indented\n\tcode = x[i] + 1;  \r\n",
+            "中文字符 和 日本語 かな 🎉🎉",
+            "",
+        ];
+        let mut gpt2 = find("gpt2");
+        let dir = std::env::temp_dir().join(format!("bench-peers-test-bpe-{}", std::process::id()));
+        gpt2.peer_json = Some(dir.join("gpt2.tokenizer.json"));
+        prepare_bpe(&gpt2).unwrap();
+        let cl100k = find("cl100k_base");
+        for (model, impls) in [
+            (
+                &gpt2,
+                &[Impl::Tokenizers1, Impl::Tokenizers, Impl::Simdtok][..],
+            ),
+            (&cl100k, &[Impl::Tokenizers1, Impl::BpeOpenai][..]),
+        ] {
+            let mut reference = load(Impl::TiktokenRs, model).unwrap();
+            for &imp in impls {
+                let mut enc = load(imp, model).unwrap();
+                for text in texts {
+                    let want = reference.encode(text).unwrap().to_vec();
+                    assert_eq!(
+                        enc.encode(text).unwrap(),
+                        want,
+                        "{} {imp:?} {text:?}",
+                        model.name
+                    );
+                }
+            }
+        }
+        let (name, path) = cl100k.ranks.as_ref().unwrap();
+        for imp in [Impl::TiktokenRs, Impl::BpeOpenai] {
+            assert_eq!(
+                bundled_ranks_match(imp, name, path),
+                Some(Ok(true)),
+                "{imp:?}"
+            );
+        }
+        let (_, p50k) = find("p50k_base").ranks.unwrap();
+        let ranks = read_ranks(&p50k).unwrap();
+        assert!(ranks[50256].is_none() && ranks[50255].is_some() && ranks[50257].is_some());
         let _ = std::fs::remove_dir_all(dir);
     }
 }
