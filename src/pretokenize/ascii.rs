@@ -680,15 +680,23 @@ impl Fast {
                 }
             }
             starts &= keep;
-            // Emit the tokens that end at this block's starts.
+            // Emit the tokens that end at this block's starts (those after `prev`). The loop
+            // body runs at least once when entered, which lets the compiler keep a caller's
+            // per-piece state in registers across it.
             let base = w.base + block * 64;
             let mut bits = starts;
-            while bits != 0 {
-                let p = base + bits.trailing_zeros() as usize;
-                bits &= bits - 1;
-                if p > prev {
+            if prev >= base {
+                bits &= (!0u64).checked_shl((prev - base + 1) as u32).unwrap_or(0);
+            }
+            if bits != 0 {
+                loop {
+                    let p = base + bits.trailing_zeros() as usize;
                     piece(prev, p);
                     prev = p;
+                    bits &= bits - 1;
+                    if bits == 0 {
+                        break;
+                    }
                 }
             }
             c = Carry {
