@@ -26,6 +26,10 @@ const NONE: u32 = u32::MAX;
 #[derive(Debug)]
 pub struct ByteBpe {
     ranks: TokenTable,
+    /// The rank of each single byte, and of each two-byte string (`NONE` when not a token):
+    /// the first round of lookups of every merge, without hashing.
+    byte_ranks: [u32; 256],
+    pair_ranks: Box<[u32]>,
     /// The bytes of each id (`None` for ids no token has).
     tokens: Vec<Option<Box<[u8]>>>,
 }
@@ -42,7 +46,7 @@ pub struct PieceToken {
 /// Buffers reused across pieces.
 #[derive(Default, Debug)]
 pub struct BpeScratch {
-    parts: Vec<(u32, u32)>,
+    parts: Vec<(u32, u32, u32)>,
     next: Vec<u32>,
     prev: Vec<u32>,
     rank: Vec<u32>,
@@ -80,8 +84,18 @@ impl ByteBpe {
                 "byte 0x{b:02X} has no token, so some texts cannot be encoded"
             ));
         }
+        let byte_ranks = std::array::from_fn(|b| ranks[&[b as u8][..]]);
+        let mut pair_ranks = vec![NONE; 1 << 16].into_boxed_slice();
+        for (b, &r) in ranks.iter().filter(|(b, _)| b.len() == 2) {
+            pair_ranks[(b[0] as usize) << 8 | b[1] as usize] = r;
+        }
         let ranks = TokenTable::new(ranks.iter().map(|(b, &r)| (&b[..], r)));
-        Ok(ByteBpe { ranks, tokens })
+        Ok(ByteBpe {
+            ranks,
+            byte_ranks,
+            pair_ranks,
+            tokens,
+        })
     }
 
     /// One past the largest id.
@@ -126,15 +140,20 @@ impl ByteBpe {
 
     /// tiktoken's `_byte_pair_merge`: `parts[i] = (start, rank of merging part i with i + 1)`.
     fn merge_short(&self, piece: &[u8], scratch: &mut BpeScratch, out: &mut Vec<PieceToken>) {
+        // parts[i] = (start, rank of merging part i with part i + 1, the part's own id): the
+        // id of a merged part is the rank that merged it (a rank is an id).
         let parts = &mut scratch.parts;
         parts.clear();
-        for i in 0..piece.len() - 1 {
-            parts.push((i as u32, self.rank_or_none(&piece[i..i + 2])));
+        for w in piece.windows(2) {
+            let start = parts.len() as u32;
+            let pair = self.pair_ranks[(w[0] as usize) << 8 | w[1] as usize];
+            parts.push((start, pair, self.byte_ranks[w[0] as usize]));
         }
-        parts.push((piece.len() as u32 - 1, NONE));
-        parts.push((piece.len() as u32, NONE));
+        let last = piece.len() - 1;
+        parts.push((last as u32, NONE, self.byte_ranks[piece[last] as usize]));
+        parts.push((piece.len() as u32, NONE, NONE));
         // The rank of merging part i with part i + 1 once part i + 1 has absorbed i + 2.
-        let after_merge = |parts: &[(u32, u32)], i: usize| {
+        let after_merge = |parts: &[(u32, u32, u32)], i: usize| {
             if i + 3 < parts.len() {
                 self.rank_or_none(&piece[parts[i].0 as usize..parts[i + 3].0 as usize])
             } else {
@@ -143,7 +162,7 @@ impl ByteBpe {
         };
         loop {
             let mut min = (NONE, 0usize);
-            for (i, &(_, r)) in parts[..parts.len() - 1].iter().enumerate() {
+            for (i, &(_, r, _)) in parts[..parts.len() - 1].iter().enumerate() {
                 if r < min.0 {
                     min = (r, i);
                 }
@@ -156,13 +175,13 @@ impl ByteBpe {
                 parts[i - 1].1 = after_merge(parts, i - 1);
             }
             parts[i].1 = after_merge(parts, i);
+            parts[i].2 = min.0;
             parts.remove(i + 1);
         }
         for w in parts.windows(2) {
-            let (a, b) = (w[0].0 as usize, w[1].0 as usize);
             out.push(PieceToken {
-                id: self.rank(&piece[a..b]).expect("every part is a token"),
-                len: (b - a) as u32,
+                id: w[0].2,
+                len: w[1].0 - w[0].0,
             });
         }
     }
@@ -187,7 +206,7 @@ impl ByteBpe {
         prev.extend((0..n as u32).map(|i| i.wrapping_sub(1)));
         for i in 0..n {
             let r = if i + 1 < n {
-                self.rank_or_none(&piece[i..i + 2])
+                self.pair_ranks[(piece[i] as usize) << 8 | piece[i + 1] as usize]
             } else {
                 NONE
             };
