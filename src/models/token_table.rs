@@ -161,7 +161,12 @@ mod tests {
     fn finds_exactly_the_tokens() {
         let toks: Vec<Vec<u8>> = (0..2000u32)
             .map(|i| format!("t{i}").into_bytes())
-            .chain([b"".to_vec(), b"\0".to_vec(), b"\0\0".to_vec(), vec![b'x'; 40]])
+            .chain([
+                b"".to_vec(),
+                b"\0".to_vec(),
+                b"\0\0".to_vec(),
+                vec![b'x'; 40],
+            ])
             .collect();
         let table = TokenTable::new(toks.iter().enumerate().map(|(i, t)| (&t[..], i as u32)));
         for (i, t) in toks.iter().enumerate().filter(|(_, t)| !t.is_empty()) {

@@ -9,10 +9,10 @@ use std::cell::RefCell;
 use simdtok_kernels::Kernels;
 
 use crate::encoding::Encoding;
-use crate::pipeline::sink::Sink;
 use crate::models::merges_bpe::{MergeScratch, MergesBpe};
 use crate::normalize::nfc;
 use crate::pipeline::added_tokens::{AddedTokens, Split};
+use crate::pipeline::sink::Sink;
 use crate::pipeline::word_cache::{self, CachedPiece, WordCache, cached_piece};
 use crate::pretokenize::Splitter;
 

@@ -11,13 +11,13 @@ use serde_json::Value;
 use simdtok_kernels::Kernels;
 
 use crate::encoding::Encoding;
-use crate::pipeline::sink::Sink;
 use crate::load::tokenizer_json::TokenizerJson;
 use crate::models::byte_bpe::PieceToken;
 use crate::models::merges_bpe::{MergeScratch, MergesBpe};
-use crate::options::LoadOptions;
 use crate::models::wordpiece::WordToken;
+use crate::options::LoadOptions;
 use crate::pipeline::added_tokens::{AddedTokens, Split};
+use crate::pipeline::sink::Sink;
 use crate::pipeline::word_cache::{self, Key, WordCache};
 
 /// One step of the normalizer.
@@ -426,7 +426,11 @@ impl HfSpmBpe {
         sink: &mut S,
     ) {
         let emit = |sink: &mut S, id: u32, s: u32, e: u32| {
-            sink.push(id, spans[s as usize].0 as usize, spans[e as usize - 1].1 as usize)
+            sink.push(
+                id,
+                spans[s as usize].0 as usize,
+                spans[e as usize - 1].1 as usize,
+            )
         };
         let key = (word.len() <= word_cache::MAX_WORD).then(|| Key::new(word));
         if let Some(key) = &key

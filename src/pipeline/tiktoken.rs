@@ -7,9 +7,9 @@ use std::cell::RefCell;
 use simdtok_kernels::Kernels;
 
 use crate::encoding::Encoding;
-use crate::pipeline::sink::Sink;
 use crate::models::byte_bpe::{BpeScratch, ByteBpe};
 use crate::pipeline::added_tokens::{AddedToken, AddedTokens, Split};
+use crate::pipeline::sink::Sink;
 use crate::pipeline::word_cache::{self, CachedPiece, WordCache, cached_piece};
 use crate::pretokenize::{Pattern, Splitter};
 
@@ -185,9 +185,14 @@ impl Tiktoken {
         self.splitter.split(&text[start..end], |s, e| {
             let (s, e) = (start + s, start + e);
             let piece = &bytes[s..e];
-            cached_piece(&mut scratch.cache, piece, &mut scratch.cached, sink, s, |out| {
-                self.bpe.encode_piece(piece, &mut scratch.bpe, out)
-            });
+            cached_piece(
+                &mut scratch.cache,
+                piece,
+                &mut scratch.cached,
+                sink,
+                s,
+                |out| self.bpe.encode_piece(piece, &mut scratch.bpe, out),
+            );
         });
     }
 

@@ -224,7 +224,9 @@ pub(crate) fn cached_piece<S: Sink>(
 ) {
     let key = (piece.len() <= MAX_WORD).then(|| Key::new(piece));
     if let Some(key) = &key
-        && cache.get(key, |id, s, e| sink.push(id, at + s as usize, at + e as usize))
+        && cache.get(key, |id, s, e| {
+            sink.push(id, at + s as usize, at + e as usize)
+        })
     {
         return;
     }

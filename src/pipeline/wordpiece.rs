@@ -18,11 +18,11 @@ use std::cell::RefCell;
 use simdtok_kernels::{BlockMasks, ByteClassSpec, ByteClassTable, ByteSet, ClassSet, Kernels};
 
 use crate::encoding::Encoding;
-use crate::pipeline::sink::Sink;
 use crate::models::wordpiece::{WordPiece, WordToken};
 use crate::normalize::bert::{BertNormalizer, CharAction};
 use crate::normalize::bert_chars::{self, PUNCT, WHITESPACE};
 use crate::pipeline::added_tokens::{AddedTokens, Split};
+use crate::pipeline::sink::Sink;
 use crate::pipeline::word_cache::{self, Key, WordCache};
 
 /// Class of ASCII letters and digits in the fast path's class table.
