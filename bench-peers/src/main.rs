@@ -376,6 +376,10 @@ enum Cell {
         /// CPU time of the process ÷ wall time over the timed passes: about 1 on one thread
         /// (`None` for the Python library, timed in its own process).
         cpu_per_wall: Option<f64>,
+        /// MB/s of the warm-up pass, the input's first in this process (which also checks the
+        /// ids; `None` for the Python library). The BPE report shows it for one-text inputs,
+        /// where repeated passes of the same text measure a cache of whole words.
+        first_mbps: Option<f64>,
     },
 }
 
@@ -752,6 +756,7 @@ fn run_input(
                 reduced: false,
                 verdict,
                 cpu_per_wall: None,
+                first_mbps: (t > 0.0).then(|| input.bytes as f64 / t / 1e6),
             }),
         ));
         warm.push(Some(t));
@@ -788,7 +793,11 @@ fn run_input(
         .enumerate()
         .map(|(i, (imp, cell))| {
             let cell = match cell.expect("cell") {
-                Cell::Done { verdict, .. } => {
+                Cell::Done {
+                    verdict,
+                    first_mbps,
+                    ..
+                } => {
                     let mbps = input.bytes as f64 / median(&times[i]) / 1e6;
                     let wall: f64 = times[i].iter().sum();
                     let cell = Cell::Done {
@@ -797,6 +806,7 @@ fn run_input(
                         reduced: passes[i] < opts.passes,
                         verdict,
                         cpu_per_wall: (wall > 0.0).then(|| cpu[i] / wall),
+                        first_mbps,
                     };
                     eprintln!(
                         "   {:<28} {:<14} {:>9.2} MB/s  cpu/wall {:.2}  {}",
@@ -876,6 +886,7 @@ fn run_python(
                 reduced: times.len() < opts.passes,
                 verdict,
                 cpu_per_wall: None,
+                first_mbps: None,
             }
         }
     };
