@@ -196,6 +196,7 @@ pub fn run(
     big: Option<&Input>,
 ) -> Vec<BpeResult> {
     let mut opts = opts.clone();
+    opts.vary_one_text = true;
     opts.repeat_limit_s = opts.bpe_repeat_limit_s;
     opts.cell_budget_s = opts.bpe_cell_budget_s;
     opts.passes = opts.bpe_passes;
@@ -563,55 +564,6 @@ fn fmt_cell_bpe(cell: &Cell, imp: Impl, spec: &ModelSpec, notes: &mut Notes) -> 
     }
 }
 
-/// The figure a BPE row compares: for a one-text input the MB/s of its first encode in the process
-/// (repeated passes of the same text measure `tokenizers` 1.0's cache of whole words: 1 MB of `a`
-/// is one word), else the median of the timed passes.
-fn figure(one_text: bool, cell: &Cell) -> Option<f64> {
-    match cell {
-        Cell::Done { first_mbps, .. } if one_text => *first_mbps,
-        other => other.mbps(),
-    }
-}
-
-/// A cell of the throughput table: for a one-text input its first encode, and the median of the
-/// repeated passes beside it where that is over 1.5× faster or slower.
-fn fmt_row_cell(
-    one_text: bool,
-    cell: &Cell,
-    imp: Impl,
-    spec: &ModelSpec,
-    notes: &mut Notes,
-) -> String {
-    let Cell::Done {
-        mbps,
-        first_mbps: Some(first),
-        ..
-    } = cell
-    else {
-        return fmt_cell_bpe(cell, imp, spec, notes);
-    };
-    if !one_text {
-        return fmt_cell_bpe(cell, imp, spec, notes);
-    }
-    let mut shown = cell.clone();
-    if let Cell::Done { mbps, reduced, .. } = &mut shown {
-        *mbps = *first;
-        // One encode, whatever the passes that followed.
-        *reduced = false;
-    }
-    let s = fmt_cell_bpe(&shown, imp, spec, notes);
-    if *first > 0.0 && !(1.0 / 1.5..=1.5).contains(&(mbps / first)) {
-        let (figure, rest) = s.split_once(' ').unwrap_or((&s, ""));
-        format!(
-            "{figure} (rep. {}){}{rest}",
-            fmt_mbps(*mbps),
-            if rest.is_empty() { "" } else { " " }
-        )
-    } else {
-        s
-    }
-}
-
 fn differs(cell: &Cell) -> bool {
     matches!(
         cell,
@@ -623,13 +575,10 @@ fn differs(cell: &Cell) -> bool {
 }
 
 /// The fastest peer (any implementation but simdtok) of a row: (implementation, MB/s, ids differ).
-fn fastest_peer<'a>(
-    one_text: bool,
-    cells: impl Iterator<Item = &'a (Impl, Cell)>,
-) -> Option<(Impl, f64, bool)> {
+fn fastest_peer<'a>(cells: impl Iterator<Item = &'a (Impl, Cell)>) -> Option<(Impl, f64, bool)> {
     cells
         .filter(|(i, _)| *i != Impl::Simdtok)
-        .filter_map(|(i, c)| Some((*i, figure(one_text, c)?, differs(c))))
+        .filter_map(|(i, c)| Some((*i, c.mbps()?, differs(c))))
         .max_by(|a, b| a.1.total_cmp(&b.1))
 }
 
@@ -727,12 +676,12 @@ pub fn report(opts: &Options, results: &[BpeResult], seconds: f64) -> String {
          corpus{}; `repeat-a`, `repeat-space` and `repeat-中` are 10^6 bytes of one character as \
          one text, `random-bytes` is one text of up to 10^6 bytes of pseudo-random Unicode \
          scalar values (splitmix64, seed {RANDOM_SEED:#x}, uniform over all scalar values but \
-         the surrogates: mostly unassigned 4-byte characters). **A one-text input's figure is \
-         its first encode in the process** (the warm-up pass, one timing, after the 16 and 64 \
-         KiB prefix probes), with the median of the repeated passes as `(rep. X)` where that \
-         differs by over 1.5×: repeating one text measures a cache of whole words (`tokenizers` \
-         1.0 caches the 1 MB word of `repeat-a`). A one-text input is skipped for an \
-         implementation whose pass is estimated (from those prefixes) to take over {} s. `≠N`: ids differ from the reference's on N texts (listed below); `n/a [k]`: \
+         the surrogates: mostly unassigned 4-byte characters). **Timed pass k of a one-text \
+         input encodes it less its last k characters**, so that no pass finds the previous \
+         one's whole word in a cache (`tokenizers` 1.0 caches words: encoding the same 1 MB of \
+         `a` again takes it 1 ms); the warm-up pass checks the whole text. A one-text input is \
+         skipped for an implementation whose pass is estimated (from 16 and 64 KiB prefixes) to \
+         take over {} s. `≠N`: ids differ from the reference's on N texts (listed below); `n/a [k]`: \
          cannot load the model, note k says why. Ratios: simdtok MB/s ÷ `tokenizers` 1.0's and ÷ \
          the fastest peer's (any peer, references included, agreeing or not; `≠` if its ids \
          differ).",
@@ -807,18 +756,17 @@ pub fn report(opts: &Options, results: &[BpeResult], seconds: f64) -> String {
                 row.lines
             );
             for &c in &columns {
-                let cell = cell_of(row, c).map_or(String::new(), |x| {
-                    fmt_row_cell(row.one_text, x, c, &m.spec, &mut notes)
-                });
+                let cell = cell_of(row, c)
+                    .map_or(String::new(), |x| fmt_cell_bpe(x, c, &m.spec, &mut notes));
                 let _ = write!(out, " {cell} |");
             }
-            let s = cell_of(row, Impl::Simdtok).and_then(|c| figure(row.one_text, c));
-            let t1 = cell_of(row, Impl::Tokenizers1).and_then(|c| figure(row.one_text, c));
+            let s = cell_of(row, Impl::Simdtok).and_then(Cell::mbps);
+            let t1 = cell_of(row, Impl::Tokenizers1).and_then(Cell::mbps);
             let _ = writeln!(
                 out,
                 " {} | {} |",
                 ratio(s, t1),
-                fmt_ratio_peer(s, fastest_peer(row.one_text, row.cells.iter()))
+                fmt_ratio_peer(s, fastest_peer(row.cells.iter()))
             );
         }
     }
@@ -834,10 +782,8 @@ pub fn report(opts: &Options, results: &[BpeResult], seconds: f64) -> String {
     // The worst cases against prose.
     let _ = writeln!(
         out,
-        "\n**Worst cases vs prose** (prose = `{PROSE}` line by line, same model: the median of the \
-         timed passes; the one text: its first encode in the process, as in the table above; \
-         per-byte time ÷ prose's, lower is better; the issue's target for simdtok: within \
-         3×):\n"
+        "\n**Worst cases vs prose** (prose = `{PROSE}` line by line, same model; per-byte time ÷ \
+         prose's, lower is better; the issue's target for simdtok: within 3×):\n"
     );
     let mut header = "| model | input |".to_owned();
     let mut rule = "|:---|:---|".to_owned();
@@ -856,7 +802,7 @@ pub fn report(opts: &Options, results: &[BpeResult], seconds: f64) -> String {
             let mut simdtok_ok = "?";
             for &c in &columns {
                 let p = prose.and_then(|r| cell_of(r, c)).and_then(Cell::mbps);
-                let a = cell_of(row, c).and_then(|x| figure(true, x));
+                let a = cell_of(row, c).and_then(Cell::mbps);
                 let text = match (p, a) {
                     (Some(p), Some(a)) if a > 0.0 => {
                         if c == Impl::Simdtok {
@@ -1003,7 +949,7 @@ fn report_big(opts: &Options, results: &[BpeResult], columns: &[Impl]) -> String
             out,
             " {} | {} |",
             ratio(s, t1),
-            fmt_ratio_peer(s, fastest_peer(false, big.repeated.iter()))
+            fmt_ratio_peer(s, fastest_peer(big.repeated.iter()))
         );
         // Repeated ÷ first.
         let _ = write!(out, "| | repeated ÷ first |");
@@ -1076,7 +1022,7 @@ fn report_targets(results: &[BpeResult]) -> String {
             .filter(|row| row.one_text)
             .filter_map(|row| {
                 let p = prose?;
-                let a = cell_of(row, Impl::Simdtok).and_then(|x| figure(true, x))?;
+                let a = cell_of(row, Impl::Simdtok).and_then(Cell::mbps)?;
                 Some(format!(
                     "`{}` {:.2}×{}",
                     row.input,

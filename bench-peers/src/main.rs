@@ -112,6 +112,9 @@ struct Options {
     passes: usize,
     /// BPE: timed passes per cell (fewer than the others' by default: ten models).
     bpe_passes: usize,
+    /// Timed pass k of a one-text input encodes the text less its last k characters (BPE), so
+    /// that no pass is a cache hit of the previous one's whole word.
+    vary_one_text: bool,
     /// BPE en-20mb: fresh processes per first-pass figure.
     first_runs: usize,
     data: PathBuf,
@@ -147,6 +150,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Options, String>
             .collect(),
         passes: 5,
         bpe_passes: 3,
+        vary_one_text: false,
         first_runs: 3,
         data: default_data(),
         cell_budget_s: 40.0,
@@ -376,10 +380,6 @@ enum Cell {
         /// CPU time of the process ÷ wall time over the timed passes: about 1 on one thread
         /// (`None` for the Python library, timed in its own process).
         cpu_per_wall: Option<f64>,
-        /// MB/s of the warm-up pass, the input's first in this process (which also checks the
-        /// ids; `None` for the Python library). The BPE report shows it for one-text inputs,
-        /// where repeated passes of the same text measure a cache of whole words.
-        first_mbps: Option<f64>,
     },
 }
 
@@ -734,7 +734,17 @@ fn run_input(
                 Some((ids, starts)) => {
                     compare(enc.as_mut(), input, ids, starts, *imp, reference, pieces)
                 }
-                None => (Verdict::Unverified, None),
+                None => {
+                    // No reference ids: the warm-up pass still encodes every text (its time
+                    // sets the passes and is the input's first encode).
+                    let mut failure = None;
+                    for span in &input.spans {
+                        if let Err(e) = enc.encode(&input.text[span.clone()]) {
+                            failure = failure.or(Some(e));
+                        }
+                    }
+                    (Verdict::Unverified, failure)
+                }
             }
         };
         let t = start.elapsed().as_secs_f64();
@@ -756,7 +766,6 @@ fn run_input(
                 reduced: false,
                 verdict,
                 cpu_per_wall: None,
-                first_mbps: (t > 0.0).then(|| input.bytes as f64 / t / 1e6),
             }),
         ));
         warm.push(Some(t));
@@ -778,12 +787,25 @@ fn run_input(
     // CPU seconds of the process over the timed passes, per implementation.
     let mut cpu = vec![0.0; encoders.len()];
     for pass in 0..most {
+        // A one-text input with `vary_one_text`: this pass's text, `pass + 1` characters shorter.
+        let varied: Option<Range<usize>> = (opts.vary_one_text && input.one_text).then(|| {
+            let end = input
+                .text
+                .char_indices()
+                .rev()
+                .nth(pass)
+                .map_or(0, |(i, _)| i);
+            0..end
+        });
+        let spans: &[Range<usize>] = varied
+            .as_ref()
+            .map_or(&input.spans[..], std::slice::from_ref);
         for (i, (_, enc)) in encoders.iter_mut().enumerate() {
             if pass < passes[i]
                 && let Ok(enc) = enc
             {
                 let before = cpu_seconds();
-                times[i].push(time_pass(enc.as_mut(), &input.text, &input.spans));
+                times[i].push(time_pass(enc.as_mut(), &input.text, spans));
                 cpu[i] += cpu_seconds() - before;
             }
         }
@@ -793,11 +815,7 @@ fn run_input(
         .enumerate()
         .map(|(i, (imp, cell))| {
             let cell = match cell.expect("cell") {
-                Cell::Done {
-                    verdict,
-                    first_mbps,
-                    ..
-                } => {
+                Cell::Done { verdict, .. } => {
                     let mbps = input.bytes as f64 / median(&times[i]) / 1e6;
                     let wall: f64 = times[i].iter().sum();
                     let cell = Cell::Done {
@@ -806,7 +824,6 @@ fn run_input(
                         reduced: passes[i] < opts.passes,
                         verdict,
                         cpu_per_wall: (wall > 0.0).then(|| cpu[i] / wall),
-                        first_mbps,
                     };
                     eprintln!(
                         "   {:<28} {:<14} {:>9.2} MB/s  cpu/wall {:.2}  {}",
@@ -886,7 +903,6 @@ fn run_python(
                 reduced: times.len() < opts.passes,
                 verdict,
                 cpu_per_wall: None,
-                first_mbps: None,
             }
         }
     };
