@@ -75,22 +75,6 @@ fn load(
     })
 }
 
-/// `text` around bytes `begin..end`, widened by up to 24 bytes each side (on char boundaries).
-fn snippet(text: &str, begin: usize, end: usize) -> String {
-    let mut lo = begin.min(text.len()).saturating_sub(24);
-    while !text.is_char_boundary(lo) {
-        lo -= 1;
-    }
-    let mut hi = end
-        .clamp(begin.min(text.len()), text.len())
-        .saturating_add(24);
-    hi = hi.min(text.len());
-    while !text.is_char_boundary(hi) {
-        hi += 1;
-    }
-    format!("bytes {lo}..{hi}: {:?}", &text[lo..hi])
-}
-
 /// Token sequences as parallel slices (either side may be shorter: a digest case has only heads
 /// and tails, and a broken encoder may return uneven vectors).
 struct Tokens<'a> {
@@ -168,7 +152,7 @@ fn compare_tokens(
         want.len(),
         got.window(at, base),
         want.window(at, base),
-        snippet(text, b, e)
+        golden::snippet(text, b, e)
     ))
 }
 
@@ -290,8 +274,8 @@ fn check_case(toks: &Tokenizers, case: &Value, text: &str) -> Result<(), String>
                         .map_or(decoded.len().min(want.len()), |((i, _), _)| i);
                     problems.push(format!(
                         "decoded differs from byte {at}: got {:?}, want {:?}",
-                        clip(&decoded, at),
-                        clip(want, at)
+                        golden::clip(&decoded, at),
+                        golden::clip(want, at)
                     ));
                 }
             } else if let Some(want) = case["decoded_sha256"].as_str() {
@@ -338,28 +322,6 @@ fn check_case(toks: &Tokenizers, case: &Value, text: &str) -> Result<(), String>
     }
 }
 
-/// Up to 60 bytes of `s` from byte `at` (on char boundaries), with 20 before it.
-fn clip(s: &str, at: usize) -> &str {
-    let mut lo = at.min(s.len()).saturating_sub(20);
-    while !s.is_char_boundary(lo) {
-        lo -= 1;
-    }
-    let mut hi = (at + 60).min(s.len());
-    while !s.is_char_boundary(hi) {
-        hi += 1;
-    }
-    &s[lo..hi]
-}
-
-/// The input shown in a failure message: the text itself when short, else its length.
-fn describe_input(case: &Value, text: &str) -> String {
-    if case.get("text").is_some() && text.len() <= 120 {
-        format!("{text:?}")
-    } else {
-        format!("{} bytes", text.len())
-    }
-}
-
 fn run(
     golden: &Golden,
     model: &Path,
@@ -393,7 +355,7 @@ fn run(
                 failures.push(format!(
                     "  {} ({}):\n    {why}",
                     case_label(case),
-                    describe_input(case, &text)
+                    golden::describe_input(case, &text)
                 ));
             }
         }

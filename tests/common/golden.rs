@@ -206,3 +206,41 @@ pub fn required_tiers() -> Vec<Tier> {
         })
         .unwrap_or_default()
 }
+
+/// `text` around bytes `begin..end`, widened by up to 24 bytes each side (on char boundaries).
+pub fn snippet(text: &str, begin: usize, end: usize) -> String {
+    let mut lo = begin.min(text.len()).saturating_sub(24);
+    while !text.is_char_boundary(lo) {
+        lo -= 1;
+    }
+    let mut hi = end
+        .clamp(begin.min(text.len()), text.len())
+        .saturating_add(24);
+    hi = hi.min(text.len());
+    while !text.is_char_boundary(hi) {
+        hi += 1;
+    }
+    format!("bytes {lo}..{hi}: {:?}", &text[lo..hi])
+}
+
+/// Up to 60 bytes of `s` from byte `at` (on char boundaries), with 20 before it.
+pub fn clip(s: &str, at: usize) -> &str {
+    let mut lo = at.min(s.len()).saturating_sub(20);
+    while !s.is_char_boundary(lo) {
+        lo -= 1;
+    }
+    let mut hi = (at + 60).min(s.len());
+    while !s.is_char_boundary(hi) {
+        hi += 1;
+    }
+    &s[lo..hi]
+}
+
+/// The input shown in a failure message: the text itself when short, else its length.
+pub fn describe_input(case: &Value, text: &str) -> String {
+    if case.get("text").is_some() && text.len() <= 120 {
+        format!("{text:?}")
+    } else {
+        format!("{} bytes", text.len())
+    }
+}
