@@ -10,6 +10,7 @@
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
+use std::sync::atomic::{AtomicU8, Ordering};
 
 use crate::models::byte_bpe::PieceToken;
 use crate::models::rank_queue::RankQueue;
@@ -58,7 +59,17 @@ pub struct MergesBpe {
     ignore_merges: bool,
     /// The bytes of each id.
     tokens: Vec<Option<Box<[u8]>>>,
+    /// Per id, whether its bytes merge back into exactly that token ([`SELF_UNKNOWN`],
+    /// [`SELF_YES`] or [`SELF_NO`]), learnt the first time a piece is the token: most pieces of
+    /// prose are one token, and a known `SELF_YES` answers them with one table lookup instead of
+    /// a merge sequence. One byte per id, shared by every thread; relaxed atomics suffice, as
+    /// every thread that computes an entry computes the same value.
+    self_merges: Box<[AtomicU8]>,
 }
+
+const SELF_UNKNOWN: u8 = 0;
+const SELF_YES: u8 = 1;
+const SELF_NO: u8 = 2;
 
 /// Buffers reused across pieces.
 #[derive(Default, Debug)]
@@ -70,6 +81,18 @@ pub struct MergeScratch {
     next: Vec<u32>,
     prev: Vec<u32>,
     heap: Candidates,
+    parts: Vec<Part>,
+}
+
+/// A symbol of a short sequence and the merge it could make with the next one.
+#[derive(Clone, Copy, Debug)]
+struct Part {
+    id: u32,
+    len: u32,
+    /// The rank of the merge with the next symbol (`NONE` when there is none)…
+    rank: u32,
+    /// … and the id it makes.
+    new: u32,
 }
 
 /// Merge candidates `(rank, position, merged id)`, smallest first: a binary heap, or for long
@@ -82,6 +105,9 @@ struct Candidates {
     long: bool,
 }
 
+/// Sequences of up to this many symbols merge by scanning for the lowest rank, as tiktoken does:
+/// for the short pieces that make up nearly all text this beats any queue.
+const SHORT: usize = 48;
 /// Sequences of at least this many symbols queue their candidates in a [`RankQueue`].
 const LONG: usize = 256;
 
@@ -174,6 +200,7 @@ impl MergesBpe {
             byte_ids,
             by_bytes: TokenTable::new(by_bytes.iter().map(|(b, &id)| (&b[..], id))),
             ignore_merges,
+            self_merges: (0..size).map(|_| AtomicU8::new(SELF_UNKNOWN)).collect(),
             tokens,
         })
     }
@@ -211,8 +238,8 @@ impl MergesBpe {
         scratch: &mut MergeScratch,
         out: &mut Vec<PieceToken>,
     ) {
-        if self.ignore_merges
-            && let Some(id) = self.by_bytes.get(piece)
+        if let Some(id) = self.by_bytes.get(piece)
+            && (self.ignore_merges || self.merges_to_itself(id, piece, scratch))
         {
             out.push(PieceToken {
                 id,
@@ -220,6 +247,28 @@ impl MergesBpe {
             });
             return;
         }
+        self.merge_bytes(piece, scratch, out);
+    }
+
+    /// Whether the bytes of token `id` (`piece`) merge into exactly that token: computed once per
+    /// id, then read from `self_merges`.
+    fn merges_to_itself(&self, id: u32, piece: &[u8], scratch: &mut MergeScratch) -> bool {
+        let state = &self.self_merges[id as usize];
+        match state.load(Ordering::Relaxed) {
+            SELF_YES => true,
+            SELF_NO => false,
+            _ => {
+                let mut tokens = Vec::with_capacity(4);
+                self.merge_bytes(piece, scratch, &mut tokens);
+                let yes = tokens.len() == 1 && tokens[0].id == id;
+                state.store(if yes { SELF_YES } else { SELF_NO }, Ordering::Relaxed);
+                yes
+            }
+        }
+    }
+
+    /// The merges of `piece` from one symbol per byte.
+    fn merge_bytes(&self, piece: &[u8], scratch: &mut MergeScratch, out: &mut Vec<PieceToken>) {
         scratch.ids.clear();
         scratch.lens.clear();
         scratch
@@ -229,15 +278,81 @@ impl MergesBpe {
         self.merge_symbols(scratch, out);
     }
 
+    /// The listed merge of `left` then `right`: `(rank, merged id)`, or `(NONE, NONE)`.
+    #[inline]
+    fn merge_of(&self, left: u32, right: u32) -> (u32, u32) {
+        self.merges
+            .get(&key(left, right))
+            .copied()
+            .unwrap_or((NONE, NONE))
+    }
+
     /// Merges the starting symbols in `scratch.ids` (each `scratch.lens` bytes long) and appends
     /// the resulting tokens to `out`.
     pub fn merge_symbols(&self, scratch: &mut MergeScratch, out: &mut Vec<PieceToken>) {
+        if scratch.ids.len() <= SHORT {
+            self.merge_short(scratch, out);
+        } else {
+            self.merge_queued(scratch, out);
+        }
+    }
+
+    /// [`MergesBpe::merge_symbols`] by scanning the parts for the lowest-ranked merge, the
+    /// leftmost of equal ranks: the order the reference's heap pops them in.
+    fn merge_short(&self, scratch: &mut MergeScratch, out: &mut Vec<PieceToken>) {
+        let MergeScratch {
+            ids, lens, parts, ..
+        } = scratch;
+        parts.clear();
+        for (i, (&id, &len)) in ids.iter().zip(lens.iter()).enumerate() {
+            let (rank, new) = match ids.get(i + 1) {
+                Some(&right) => self.merge_of(id, right),
+                None => (NONE, NONE),
+            };
+            parts.push(Part { id, len, rank, new });
+        }
+        loop {
+            let mut min = (NONE, 0usize);
+            for (i, p) in parts.iter().enumerate() {
+                if p.rank < min.0 {
+                    min = (p.rank, i);
+                }
+            }
+            if min.0 == NONE {
+                break;
+            }
+            let i = min.1;
+            let right = parts.remove(i + 1);
+            let id = parts[i].new;
+            let (rank, new) = match parts.get(i + 1) {
+                Some(next) => self.merge_of(id, next.id),
+                None => (NONE, NONE),
+            };
+            parts[i] = Part {
+                id,
+                len: parts[i].len + right.len,
+                rank,
+                new,
+            };
+            if i > 0 {
+                (parts[i - 1].rank, parts[i - 1].new) = self.merge_of(parts[i - 1].id, parts[i].id);
+            }
+        }
+        out.extend(parts.iter().map(|p| PieceToken {
+            id: p.id,
+            len: p.len,
+        }));
+    }
+
+    /// [`MergesBpe::merge_symbols`] with a queue of candidates over a linked list of symbols.
+    fn merge_queued(&self, scratch: &mut MergeScratch, out: &mut Vec<PieceToken>) {
         let MergeScratch {
             ids,
             lens,
             next,
             prev,
             heap,
+            ..
         } = scratch;
         let n = ids.len();
         next.clear();
@@ -320,5 +435,91 @@ mod tests {
         bpe.encode_piece(b"abab", &mut MergeScratch::default(), &mut out);
         let ids: Vec<u32> = out.iter().map(|t| t.id).collect();
         assert_eq!(ids, vec![256, 256]);
+    }
+
+    fn model(extra: &[&[u8]], merges: &[(&[u8], &[u8])], ignore_merges: bool) -> MergesBpe {
+        let mut vocab: Vec<(Vec<u8>, u32)> = (0..=255u8).map(|b| (vec![b], b as u32)).collect();
+        for (i, t) in extra.iter().enumerate() {
+            vocab.push((t.to_vec(), 256 + i as u32));
+        }
+        let merges = merges
+            .iter()
+            .map(|(a, b)| (a.to_vec(), b.to_vec()))
+            .collect();
+        MergesBpe::new(vocab, merges, ignore_merges).unwrap()
+    }
+
+    fn ids(bpe: &MergesBpe, piece: &[u8]) -> Vec<u32> {
+        let mut out = Vec::new();
+        bpe.encode_piece(piece, &mut MergeScratch::default(), &mut out);
+        assert_eq!(
+            out.iter().map(|t| t.len as usize).sum::<usize>(),
+            piece.len()
+        );
+        out.iter().map(|t| t.id).collect()
+    }
+
+    #[test]
+    fn a_token_that_its_merges_never_make_is_not_taken_whole() {
+        // "abc" is in the vocabulary but only ("a", "bc") makes it, and "ab" merges first.
+        let merges: &[(&[u8], &[u8])] = &[(b"a", b"b"), (b"b", b"c"), (b"a", b"bc")];
+        let bpe = model(&[b"ab", b"bc", b"abc"], merges, false);
+        for _ in 0..2 {
+            // Twice: the second answer comes from the learnt per-id flag.
+            assert_eq!(ids(&bpe, b"abc"), vec![256, 99]);
+            assert_eq!(ids(&bpe, b"bc"), vec![257]);
+        }
+        let bpe = model(&[b"ab", b"bc", b"abc"], merges, true);
+        assert_eq!(ids(&bpe, b"abc"), vec![258]);
+    }
+
+    #[test]
+    fn scan_matches_queue_on_generated_sequences() {
+        let merges: &[(&[u8], &[u8])] = &[
+            (b"a", b"b"),
+            (b"b", b"a"),
+            (b"a", b"a"),
+            (b"ab", b"ab"),
+            (b"a", b"ab"),
+            (b"b", b"b"),
+            (b"b", b"ab"),
+            (b"aa", b"aa"),
+            (b"ab", b"ba"),
+        ];
+        let extra: &[&[u8]] = &[
+            b"ab", b"ba", b"aa", b"abab", b"aab", b"bb", b"bab", b"aaaa", b"abba",
+        ];
+        let bpe = model(extra, merges, false);
+        let mut x = 12345u32;
+        let mut scratch = MergeScratch::default();
+        // Past LONG too, where the queue is a RankQueue rather than a heap.
+        for len in (1..200).chain(250..270) {
+            for _ in 0..20 {
+                let piece: Vec<u8> = (0..len)
+                    .map(|_| {
+                        x ^= x << 13;
+                        x ^= x >> 17;
+                        x ^= x << 5;
+                        if x.is_multiple_of(3) { b'a' } else { b'b' }
+                    })
+                    .collect();
+                let run = |queued: bool, scratch: &mut MergeScratch| {
+                    scratch.ids.clear();
+                    scratch.lens.clear();
+                    scratch.ids.extend(piece.iter().map(|&b| b as u32));
+                    scratch.lens.resize(piece.len(), 1);
+                    let mut out = Vec::new();
+                    if queued {
+                        bpe.merge_queued(scratch, &mut out);
+                    } else {
+                        bpe.merge_short(scratch, &mut out);
+                    }
+                    out
+                };
+                let short = run(false, &mut scratch);
+                let queued = run(true, &mut scratch);
+                assert_eq!(short, queued, "{:?}", String::from_utf8_lossy(&piece));
+            }
+        }
     }
 }

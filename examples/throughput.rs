@@ -1,0 +1,35 @@
+//! Single-thread encode throughput of one model over one corpus, line by line, first pass and
+//! repeated passes: a quick profiling target (`perf record`), not a comparison (see bench-peers).
+//!
+//! cargo run --release --example throughput -- MODEL CORPUS [PASSES]
+
+use std::time::Instant;
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let [model, corpus, rest @ ..] = &args[..] else {
+        eprintln!("usage: throughput MODEL CORPUS [PASSES]");
+        std::process::exit(2);
+    };
+    let passes: usize = rest
+        .first()
+        .map_or(3, |p| p.parse().expect("PASSES is a number"));
+    let tok = simdtok::Tokenizer::from_file(model).expect("model loads");
+    let text = std::fs::read_to_string(corpus).expect("corpus is UTF-8");
+    let lines: Vec<&str> = text.lines().collect();
+    let bytes: usize = lines.iter().map(|l| l.len()).sum();
+    let mut ids = Vec::new();
+    for pass in 0..passes {
+        let t = Instant::now();
+        let mut n = 0usize;
+        for line in &lines {
+            tok.encode_ids_into(line, &mut ids);
+            n += ids.len();
+        }
+        let s = t.elapsed().as_secs_f64();
+        println!(
+            "pass {pass}: {:.1} MB/s, {n} tokens",
+            bytes as f64 / s / 1e6
+        );
+    }
+}
