@@ -31,6 +31,22 @@ pub struct TokenTable {
     slots: Box<[Slot]>,
     mask: usize,
     long: HashMap<Box<[u8]>, u32>,
+    /// A one-hash Bloom filter of the long tokens (by their first and last 8 bytes and length):
+    /// merging CJK text asks for many 17-byte-plus slices, nearly none of them tokens, and a
+    /// bit test answers most of them without hashing the whole slice.
+    long_filter: Box<[u64]>,
+}
+
+const LONG_FILTER_BITS: usize = 1 << 16;
+
+/// The filter bit of a long (more than 16 bytes) slice.
+#[inline(always)]
+fn long_bit(b: &[u8]) -> usize {
+    let n = b.len();
+    let first = u64::from_le_bytes(b[..8].try_into().expect("8 bytes"));
+    let last = u64::from_le_bytes(b[n - 8..].try_into().expect("8 bytes"));
+    let h = hash(first, last, n);
+    (h >> 48) as usize & (LONG_FILTER_BITS - 1)
 }
 
 /// The bytes of `b` (at most 8) as a little-endian word, zero-padded.
@@ -84,11 +100,14 @@ impl TokenTable {
         let mut tags = vec![0u8; size].into_boxed_slice();
         let mask = size - 1;
         let mut long = HashMap::new();
+        let mut long_filter = vec![0u64; LONG_FILTER_BITS / 64].into_boxed_slice();
         for (bytes, id) in tokens {
             if bytes.is_empty() {
                 continue;
             }
             if bytes.len() > INLINE {
+                let bit = long_bit(bytes);
+                long_filter[bit / 64] |= 1 << (bit % 64);
                 long.insert(bytes.into(), id);
                 continue;
             }
@@ -111,6 +130,7 @@ impl TokenTable {
             slots,
             mask,
             long,
+            long_filter,
         }
     }
 
@@ -118,6 +138,10 @@ impl TokenTable {
     #[inline]
     pub fn get(&self, bytes: &[u8]) -> Option<u32> {
         if bytes.len() > INLINE {
+            let bit = long_bit(bytes);
+            if self.long_filter[bit / 64] & (1 << (bit % 64)) == 0 {
+                return None;
+            }
             return self.long.get(bytes).copied();
         }
         let (lo, hi) = words(bytes);
@@ -166,6 +190,8 @@ mod tests {
                 b"\0".to_vec(),
                 b"\0\0".to_vec(),
                 vec![b'x'; 40],
+                vec![b'y'; 17],
+                (0..200u8).collect(),
             ])
             .collect();
         let table = TokenTable::new(toks.iter().enumerate().map(|(i, t)| (&t[..], i as u32)));
@@ -175,5 +201,7 @@ mod tests {
         assert_eq!(table.get(b"t2000"), None);
         assert_eq!(table.get(b"\0\0\0"), None);
         assert_eq!(table.get(&[b'x'; 39]), None);
+        assert_eq!(table.get(&[b'y'; 18]), None);
+        assert_eq!(table.get(&(0..199u8).collect::<Vec<_>>()), None);
     }
 }

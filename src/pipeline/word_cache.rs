@@ -5,6 +5,10 @@
 //! repeats a few thousand words over and over: a hit costs a 16-byte compare instead of a trie
 //! walk whose every step is a dependent load. The cache is per thread, bounded (4096 entries of
 //! 40 bytes), and a colliding word simply replaces the entry.
+//!
+//! BPE pieces of 17 to [`LONG_PIECE`] bytes — the letter runs of CJK text, where one piece is a
+//! whole clause and costs dozens of merges — have a second tier ([`LongCache`]), allocated on
+//! first use.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -39,6 +43,7 @@ struct Entry {
 pub struct WordCache {
     owner: usize,
     entries: Box<[Entry]>,
+    long: LongCache,
 }
 
 impl Default for WordCache {
@@ -46,7 +51,81 @@ impl Default for WordCache {
         WordCache {
             owner: usize::MAX,
             entries: vec![Entry::default(); SLOTS].into_boxed_slice(),
+            long: LongCache::default(),
         }
+    }
+}
+
+/// Pieces up to this many bytes go to the long tier.
+pub const LONG_PIECE: usize = 256;
+/// … when they make at most this many tokens.
+const LONG_MAX_TOKENS: usize = 96;
+const LONG_SLOTS: usize = 2048;
+
+/// The long tier: direct-mapped by a hash of the piece, each slot owning its piece's bytes and
+/// tokens (allocations reused when a slot is overwritten). At most `LONG_SLOTS` × (256 bytes +
+/// 96 tokens) ≈ 2 MiB per thread.
+#[derive(Default)]
+pub struct LongCache {
+    slots: Vec<LongEntry>,
+}
+
+#[derive(Default, Clone)]
+struct LongEntry {
+    hash: u64,
+    piece: Vec<u8>,
+    tokens: Vec<PieceToken>,
+}
+
+/// A hash of a piece of more than 8 bytes: its 8-byte words folded by multiply and rotate, the
+/// last word read overlapping so no byte is copied.
+#[inline]
+fn long_hash(piece: &[u8]) -> u64 {
+    let n = piece.len();
+    debug_assert!(n > 8);
+    let word = |i: usize| u64::from_le_bytes(piece[i..i + 8].try_into().expect("8 bytes"));
+    let mut h = (n as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    let mut i = 0;
+    while i + 8 < n {
+        h = (h ^ word(i))
+            .wrapping_mul(0xC2B2_AE3D_27D4_EB4F)
+            .rotate_left(29);
+        i += 8;
+    }
+    h = (h ^ word(n - 8)).wrapping_mul(0x1656_67B1_9E37_79F9);
+    h ^ (h >> 32)
+}
+
+impl LongCache {
+    fn clear(&mut self) {
+        self.slots.clear();
+    }
+
+    fn slot(&self, hash: u64) -> usize {
+        (hash >> 40) as usize & (LONG_SLOTS - 1)
+    }
+
+    /// The cached tokens of `piece` (of hash `hash`).
+    #[inline]
+    fn get(&self, hash: u64, piece: &[u8]) -> Option<&[PieceToken]> {
+        let e = self.slots.get(self.slot(hash))?;
+        (e.hash == hash && e.piece == piece && !e.tokens.is_empty()).then_some(&e.tokens[..])
+    }
+
+    fn put(&mut self, hash: u64, piece: &[u8], tokens: &[PieceToken]) {
+        if tokens.len() > LONG_MAX_TOKENS || piece.len() > LONG_PIECE {
+            return;
+        }
+        if self.slots.is_empty() {
+            self.slots.resize(LONG_SLOTS, LongEntry::default());
+        }
+        let slot = self.slot(hash);
+        let e = &mut self.slots[slot];
+        e.hash = hash;
+        e.piece.clear();
+        e.piece.extend_from_slice(piece);
+        e.tokens.clear();
+        e.tokens.extend_from_slice(tokens);
     }
 }
 
@@ -136,6 +215,7 @@ impl WordCache {
     pub fn claim(&mut self, owner: usize) {
         if self.owner != owner {
             self.entries.fill(Entry::default());
+            self.long.clear();
             self.owner = owner;
         }
     }
@@ -180,6 +260,62 @@ impl WordCache {
 mod tests {
     use super::*;
 
+    use crate::encoding::Encoding;
+
+    /// Encodes `piece` at `at` through the cache; the piece's "tokens" are its bytes in
+    /// threes, so every result is known. Returns the encoding and whether `encode` ran.
+    fn through(cache: &mut WordCache, piece: &[u8], at: usize) -> (Encoding, bool) {
+        let mut out = Encoding::default();
+        let mut ran = false;
+        cached_piece(
+            cache,
+            piece,
+            &mut CachedPiece::default(),
+            &mut out,
+            at,
+            |v| {
+                ran = true;
+                for (i, c) in piece.chunks(3).enumerate() {
+                    v.push(PieceToken {
+                        id: c[0] as u32 * 1000 + i as u32,
+                        len: c.len() as u32,
+                    });
+                }
+            },
+        );
+        (out, ran)
+    }
+
+    #[test]
+    fn both_tiers_return_what_was_stored() {
+        let mut cache = WordCache::default();
+        cache.claim(7);
+        let text: Vec<u8> = (0..400u32).map(|i| (i * 7 % 251) as u8).collect();
+        // Short tier, long tier (several lengths around word sizes), and too long to cache.
+        for len in [1, 5, 16, 17, 23, 24, 25, 64, 200, 256, 257, 300] {
+            for start in [0, 3, 50] {
+                let piece = &text[start..start + len];
+                let (first, ran) = through(&mut cache, piece, 10);
+                assert!(ran, "{len}");
+                let (again, ran) = through(&mut cache, piece, 10);
+                assert_eq!(
+                    ran,
+                    len > LONG_PIECE || piece.len().div_ceil(3) > 4 && len <= MAX_WORD
+                );
+                assert_eq!(
+                    (&first.ids, &first.offsets),
+                    (&again.ids, &again.offsets),
+                    "{len}"
+                );
+                assert_eq!(first.offsets.last().unwrap().1 as usize, 10 + len);
+            }
+        }
+        // Another tokenizer's claim empties both tiers.
+        cache.claim(8);
+        assert!(through(&mut cache, &text[..40], 0).1);
+        assert!(through(&mut cache, &text[..3], 0).1);
+    }
+
     #[test]
     fn ascii_keys_match_copied_keys() {
         let text = b"Hello WORLD, a-Zz@[`{ 0123456789ABCDEFGHIJ";
@@ -222,12 +358,13 @@ pub(crate) fn cached_piece<S: Sink>(
     at: usize,
     encode: impl FnOnce(&mut Vec<PieceToken>),
 ) {
-    let key = (piece.len() <= MAX_WORD).then(|| Key::new(piece));
-    if let Some(key) = &key
-        && cache.get(key, |id, s, e| {
-            sink.push(id, at + s as usize, at + e as usize)
-        })
-    {
+    if piece.len() > MAX_WORD {
+        return cached_long_piece(cache, piece, buffers, sink, at, encode);
+    }
+    let key = Key::new(piece);
+    if cache.get(&key, |id, s, e| {
+        sink.push(id, at + s as usize, at + e as usize)
+    }) {
         return;
     }
     buffers.tokens.clear();
@@ -243,7 +380,37 @@ pub(crate) fn cached_piece<S: Sink>(
         });
         start += t.len;
     }
-    if let Some(key) = &key {
-        cache.put(key, &buffers.spans);
+    cache.put(&key, &buffers.spans);
+}
+
+/// [`cached_piece`] for a piece of more than [`MAX_WORD`] bytes: the long tier.
+#[inline(never)]
+fn cached_long_piece<S: Sink>(
+    cache: &mut WordCache,
+    piece: &[u8],
+    buffers: &mut CachedPiece,
+    sink: &mut S,
+    at: usize,
+    encode: impl FnOnce(&mut Vec<PieceToken>),
+) {
+    let emit = |sink: &mut S, tokens: &[PieceToken]| {
+        let mut start = at;
+        for t in tokens {
+            sink.push(t.id, start, start + t.len as usize);
+            start += t.len as usize;
+        }
+    };
+    let hash = (piece.len() <= LONG_PIECE).then(|| long_hash(piece));
+    if let Some(hash) = hash
+        && let Some(tokens) = cache.long.get(hash, piece)
+    {
+        emit(sink, tokens);
+        return;
+    }
+    buffers.tokens.clear();
+    encode(&mut buffers.tokens);
+    emit(sink, &buffers.tokens);
+    if let Some(hash) = hash {
+        cache.long.put(hash, piece, &buffers.tokens);
     }
 }
