@@ -438,6 +438,14 @@ impl HfSpmBpe {
         {
             return;
         }
+        if let Some(tokens) = scratch.cache.get_long(word) {
+            let mut at = 0u32;
+            for t in tokens {
+                emit(sink, t.id, at, at + t.len);
+                at += t.len;
+            }
+            return;
+        }
         let Scratch {
             merge,
             tokens,
@@ -500,9 +508,12 @@ impl HfSpmBpe {
         for t in word_tokens.iter() {
             emit(sink, t.id, t.start, t.end);
         }
+        // Every word goes to the long tier too: with no whole-word shortcut, a miss here costs
+        // a merge per character, and the long tier's 8192 slots back the short tier's 4096.
         if let Some(key) = &key {
             cache.put(key, word_tokens);
         }
+        cache.put_long(word, tokens);
     }
 
     /// The string of `id`.

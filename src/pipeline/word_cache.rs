@@ -56,15 +56,16 @@ impl Default for WordCache {
     }
 }
 
-/// Pieces up to this many bytes go to the long tier.
+/// Pieces up to this many bytes go to the long tier: those of more than [`MAX_WORD`] bytes,
+/// and shorter ones with more than 4 tokens.
 pub const LONG_PIECE: usize = 256;
 /// … when they make at most this many tokens.
-const LONG_MAX_TOKENS: usize = 96;
-const LONG_SLOTS: usize = 2048;
+const LONG_MAX_TOKENS: usize = 64;
+const LONG_SLOTS: usize = 8192;
 
 /// The long tier: direct-mapped by a hash of the piece, each slot owning its piece's bytes and
 /// tokens (allocations reused when a slot is overwritten). At most `LONG_SLOTS` × (256 bytes +
-/// 96 tokens) ≈ 2 MiB per thread.
+/// 64 tokens of 8 bytes) = 6 MiB per thread, typically a quarter of that.
 #[derive(Default)]
 pub struct LongCache {
     slots: Vec<LongEntry>,
@@ -77,12 +78,16 @@ struct LongEntry {
     tokens: Vec<PieceToken>,
 }
 
-/// A hash of a piece of more than 8 bytes: its 8-byte words folded by multiply and rotate, the
-/// last word read overlapping so no byte is copied.
+/// A hash of a piece: its 8-byte words folded by multiply and rotate, the last word read
+/// overlapping so no byte is copied.
 #[inline]
 fn long_hash(piece: &[u8]) -> u64 {
     let n = piece.len();
-    debug_assert!(n > 8);
+    if n <= 8 {
+        let (lo, _) = crate::models::token_table::words(piece);
+        let h = (lo ^ n as u64).wrapping_mul(0x1656_67B1_9E37_79F9);
+        return h ^ (h >> 32);
+    }
     let word = |i: usize| u64::from_le_bytes(piece[i..i + 8].try_into().expect("8 bytes"));
     let mut h = (n as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
     let mut i = 0;
@@ -210,6 +215,28 @@ fn ascii_lowercase(x: u64) -> u64 {
 }
 
 impl WordCache {
+    /// The cached tokens of a piece in the long tier.
+    #[inline]
+    pub fn get_long(&self, piece: &[u8]) -> Option<&[PieceToken]> {
+        if piece.len() > LONG_PIECE {
+            return None;
+        }
+        self.long.get(long_hash(piece), piece)
+    }
+
+    /// Stores the tokens of a piece in the long tier (when they fit).
+    pub fn put_long(&mut self, piece: &[u8], tokens: &[PieceToken]) {
+        if piece.len() <= LONG_PIECE {
+            self.long.put(long_hash(piece), piece, tokens);
+        }
+    }
+
+    /// Whether a short word of `n` tokens fits in the short tier.
+    #[inline]
+    pub fn fits(&self, n: usize) -> bool {
+        (1..=MAX_TOKENS).contains(&n)
+    }
+
     /// Empties the cache when it belongs to another tokenizer than `owner`.
     #[inline]
     pub fn claim(&mut self, owner: usize) {
@@ -239,7 +266,7 @@ impl WordCache {
     /// Stores the tokens of the word (when they fit).
     #[inline]
     pub fn put(&mut self, key: &Key, tokens: &[WordToken]) {
-        if tokens.is_empty() || tokens.len() > MAX_TOKENS {
+        if !self.fits(tokens.len()) {
             return;
         }
         let mut e = Entry {
@@ -298,10 +325,8 @@ mod tests {
                 let (first, ran) = through(&mut cache, piece, 10);
                 assert!(ran, "{len}");
                 let (again, ran) = through(&mut cache, piece, 10);
-                assert_eq!(
-                    ran,
-                    len > LONG_PIECE || piece.len().div_ceil(3) > 4 && len <= MAX_WORD
-                );
+                let cached = len <= LONG_PIECE && len.div_ceil(3) <= LONG_MAX_TOKENS;
+                assert_eq!(ran, !cached, "{len}");
                 assert_eq!(
                     (&first.ids, &first.offsets),
                     (&again.ids, &again.offsets),
@@ -367,8 +392,18 @@ pub(crate) fn cached_piece<S: Sink>(
     }) {
         return;
     }
+    // Short pieces of many tokens (rare in prose, common in code) live in the long tier.
+    if let Some(tokens) = cache.get_long(piece) {
+        emit_tokens(sink, at, tokens);
+        return;
+    }
     buffers.tokens.clear();
     encode(&mut buffers.tokens);
+    if !cache.fits(buffers.tokens.len()) {
+        emit_tokens(sink, at, &buffers.tokens);
+        cache.put_long(piece, &buffers.tokens);
+        return;
+    }
     buffers.spans.clear();
     let mut start = 0u32;
     for t in &buffers.tokens {
@@ -393,24 +428,22 @@ fn cached_long_piece<S: Sink>(
     at: usize,
     encode: impl FnOnce(&mut Vec<PieceToken>),
 ) {
-    let emit = |sink: &mut S, tokens: &[PieceToken]| {
-        let mut start = at;
-        for t in tokens {
-            sink.push(t.id, start, start + t.len as usize);
-            start += t.len as usize;
-        }
-    };
-    let hash = (piece.len() <= LONG_PIECE).then(|| long_hash(piece));
-    if let Some(hash) = hash
-        && let Some(tokens) = cache.long.get(hash, piece)
-    {
-        emit(sink, tokens);
+    if let Some(tokens) = cache.get_long(piece) {
+        emit_tokens(sink, at, tokens);
         return;
     }
     buffers.tokens.clear();
     encode(&mut buffers.tokens);
-    emit(sink, &buffers.tokens);
-    if let Some(hash) = hash {
-        cache.long.put(hash, piece, &buffers.tokens);
+    emit_tokens(sink, at, &buffers.tokens);
+    cache.put_long(piece, &buffers.tokens);
+}
+
+/// Pushes consecutive `tokens` starting at byte `at`.
+#[inline]
+fn emit_tokens<S: Sink>(sink: &mut S, at: usize, tokens: &[PieceToken]) {
+    let mut start = at;
+    for t in tokens {
+        sink.push(t.id, start, start + t.len as usize);
+        start += t.len as usize;
     }
 }
