@@ -391,6 +391,18 @@ impl Tokenizer {
         }
     }
 
+    /// The bytes a token stands for, where the model's tokens are byte strings: tiktoken
+    /// encodings (a special token's text for a special id) and byte-level `tokenizer.json` BPE
+    /// (the vocabulary entry with GPT-2's byte alphabet undone). `None` for other models (use
+    /// [`Tokenizer::id_to_piece`]) and for ids with no bytes (added tokens of byte-level BPE).
+    pub fn token_bytes(&self, id: u32) -> Option<&[u8]> {
+        match &self.inner {
+            Inner::Tiktoken(t) => t.token_bytes(id),
+            Inner::HfBpe(h) => h.token_bytes(id),
+            Inner::SentencePiece(_) | Inner::WordPiece(_) | Inner::HfSpmBpe(_) => None,
+        }
+    }
+
     /// The kernels (hence the tier) this tokenizer uses.
     pub fn kernels(&self) -> &'static Kernels {
         match &self.inner {

@@ -58,19 +58,23 @@ fn family(header: &Value) -> Family {
 }
 
 /// The tokenizers a trial checks: without special tokens (ids, pieces, spans, decode) and, for
-/// tokenizer.json, with them (`special_ids`).
+/// tokenizer.json, with them (`special_ids`); for tiktoken, with special tokens recognised in
+/// the text (`allowed_special_ids`).
 struct Tokenizers {
     plain: Tokenizer,
     special: Option<Tokenizer>,
+    allow_special: Option<Tokenizer>,
 }
 
 fn load_one(
     model: &Path,
     kernels: &'static Kernels,
     add_special_tokens: bool,
+    allow_special: bool,
 ) -> Result<Tokenizer, String> {
     let options = LoadOptions {
         add_special_tokens,
+        allow_special,
         ..LoadOptions::default()
     };
     let loaded = catch_unwind(AssertUnwindSafe(|| {
@@ -100,21 +104,23 @@ fn load(
     model: &Path,
     kernels: &'static Kernels,
 ) -> Result<(Tokenizers, Option<String>), String> {
-    let plain = load_one(model, kernels, false)?;
+    let plain = load_one(model, kernels, false, false)?;
     if family(&golden.header) == Family::Tiktoken {
         return Ok((
             Tokenizers {
                 plain,
                 special: None,
+                allow_special: Some(load_one(model, kernels, false, true)?),
             },
             None,
         ));
     }
-    match load_one(model, kernels, true) {
+    match load_one(model, kernels, true, false) {
         Ok(special) => Ok((
             Tokenizers {
                 plain,
                 special: Some(special),
+                allow_special: None,
             },
             None,
         )),
@@ -133,6 +139,7 @@ fn load(
                     Tokenizers {
                         plain,
                         special: None,
+                        allow_special: None,
                     },
                     Some(note),
                 ))
@@ -333,9 +340,18 @@ fn check_case(toks: &Tokenizers, family: Family, case: &Value, text: &str) -> Re
             if under != json_pieces(&case["pieces_hex"]) {
                 problems.push("golden file: pieces_hex are not the text under the spans".into());
             }
-            // TODO(token bytes): compare `pieces_hex` with the bytes of each id once the
-            // Tokenizer has an API for a token's bytes (`id_to_piece` is only for UTF-8
-            // pieces); until then only ids, spans and decode are checked for tiktoken.
+            // And ours: the bytes of each id.
+            let ours: Vec<String> = enc
+                .ids
+                .iter()
+                .map(|&id| toks.plain.token_bytes(id).map_or("<none>".into(), hex))
+                .collect();
+            if ours != json_pieces(&case["pieces_hex"]) {
+                problems.push(format!(
+                    "token_bytes of the ids are not pieces_hex: {}",
+                    golden::first_difference(&ours, &json_pieces(&case["pieces_hex"]))
+                ));
+            }
         }
         let want = Tokens {
             ids: want_ids,
@@ -367,7 +383,18 @@ fn check_case(toks: &Tokenizers, family: Family, case: &Value, text: &str) -> Re
                 pieces_digest(&enc.pieces) != case["pieces_sha256"].as_str().unwrap(),
             ));
         }
-        // TODO(token bytes): tiktoken's `pieces_hex_sha256` (see above).
+        if family == Family::Tiktoken {
+            // The bytes of each id, in tiktoken's digest of its `decode_tokens_bytes`.
+            let ours: Vec<String> = enc
+                .ids
+                .iter()
+                .map(|&id| toks.plain.token_bytes(id).map_or("<none>".into(), hex))
+                .collect();
+            digests.push((
+                "pieces_hex_sha256",
+                pieces_digest(&ours) != case["pieces_hex_sha256"].as_str().unwrap(),
+            ));
+        }
         for (field, differs) in digests {
             if differs {
                 problems.push(format!("{field} differs"));
@@ -478,8 +505,29 @@ fn check_case(toks: &Tokenizers, family: Family, case: &Value, text: &str) -> Re
             ));
         }
     }
-    // TODO(allow_special): tiktoken's `allowed_special_ids` (`encode(text, allowed_special="all")`)
-    // are in the golden files but not checked: there is no load option for it yet.
+    // tiktoken's `encode(text, allowed_special="all")`, for texts holding a special token.
+    if let Some(allow) = &toks.allow_special {
+        let got = allow.encode(text);
+        if let Some(want) = case.get("allowed_special_ids") {
+            let want = json_ids(want);
+            if got != want {
+                problems.push(format!(
+                    "allowed_special_ids (allow_special: true): {}",
+                    golden::first_difference(&got, &want)
+                ));
+            }
+        } else if let Some(want) = case.get("allowed_special_ids_sha256") {
+            if ids_digest(&got) != want.as_str().unwrap() {
+                problems.push("allowed_special_ids_sha256 (allow_special: true) differs".into());
+            }
+        } else if got != enc.ids {
+            // No special token string in the text: recognising them changes nothing.
+            problems.push(format!(
+                "allow_special: true changed a text without special tokens: {}",
+                golden::first_difference(&got, &enc.ids)
+            ));
+        }
+    }
     if problems.is_empty() {
         Ok(())
     } else {

@@ -226,6 +226,11 @@ impl HfBpe {
         self.parts.token_strings.get(id as usize)?.as_deref()
     }
 
+    /// The bytes of vocabulary entry `id` (GPT-2's byte alphabet undone).
+    pub fn token_bytes(&self, id: u32) -> Option<&[u8]> {
+        self.parts.bpe.token_bytes(id)
+    }
+
     /// One past the largest id.
     pub fn vocab_size(&self) -> usize {
         let added = self.parts.added.tokens().iter().map(|t| t.id as usize + 1);
