@@ -8,18 +8,24 @@
 //! Short pieces — nearly all of them — use tiktoken's own loop (a linear scan for the minimum
 //! over a small array); long ones a linked list of parts and a [`RankQueue`] of candidate
 //! merges (a heap's order, but near O(1) per merge), with the same choice at every step: the
-//! minimum (rank, start), starts being unique.
+//! minimum (rank, start), starts being unique. A long non-ASCII piece (a CJK clause) is first cut
+//! where no token can span ([`SafeCuts`]) and its segments merged one by one.
 
 use std::collections::HashMap;
+use std::sync::OnceLock;
 
 use simdtok_kernels::Kernels;
 
 use crate::models::rank_queue::RankQueue;
+use crate::models::safe_cuts::SafeCuts;
+use crate::models::self_merges::SelfMerges;
 use crate::models::token_table::TokenTable;
 use crate::models::vocab::Crc32cState;
 
 /// Pieces up to this many bytes take tiktoken's quadratic loop, which is faster there.
 const SHORT_PIECE: usize = 64;
+/// Non-ASCII pieces longer than this are cut at their safe cuts ([`SafeCuts`]) before merging.
+const CUT_ABOVE: usize = 16;
 const NONE: u32 = u32::MAX;
 
 /// A rank table and its encoder.
@@ -32,6 +38,11 @@ pub struct ByteBpe {
     pair_ranks: Box<[u32]>,
     /// The bytes of each id (`None` for ids no token has).
     tokens: Vec<Option<Box<[u8]>>>,
+    /// Per id, whether merging its bytes makes it (for segments of cut pieces).
+    self_merges: SelfMerges,
+    /// Where long pieces can be cut, built on first use.
+    cuts: OnceLock<SafeCuts>,
+    kernels: &'static Kernels,
 }
 
 /// One token of a piece: its id and its length in bytes.
@@ -51,6 +62,7 @@ pub struct BpeScratch {
     prev: Vec<u32>,
     rank: Vec<u32>,
     queue: RankQueue,
+    segments: Vec<(u32, u32)>,
 }
 
 impl ByteBpe {
@@ -94,7 +106,10 @@ impl ByteBpe {
             ranks,
             byte_ranks,
             pair_ranks,
+            self_merges: SelfMerges::new(tokens.len()),
             tokens,
+            cuts: OnceLock::new(),
+            kernels,
         })
     }
 
@@ -127,7 +142,50 @@ impl ByteBpe {
                 id,
                 len: piece.len() as u32,
             });
-        } else if piece.len() <= SHORT_PIECE {
+        } else if piece.len() <= CUT_ABOVE || piece.is_ascii() {
+            self.merge(piece, scratch, out);
+        } else {
+            self.merge_cut(piece, scratch, out);
+        }
+    }
+
+    /// The merges of a piece that is not a token, segment by segment between its safe cuts.
+    fn merge_cut(&self, piece: &[u8], scratch: &mut BpeScratch, out: &mut Vec<PieceToken>) {
+        let mut segments = std::mem::take(&mut scratch.segments);
+        let cuts = self
+            .cuts
+            .get_or_init(|| SafeCuts::new(self.tokens.iter().flatten().map(|t| &t[..])));
+        cuts.segments(self.kernels, piece, &mut segments);
+        if segments.len() == 1 {
+            self.merge(piece, scratch, out);
+        } else {
+            // A segment that is a token is not that token by tiktoken's whole-piece rule (which
+            // is about pieces), only if its own merges make it.
+            for &(s, e) in &segments {
+                let segment = &piece[s as usize..e as usize];
+                match self.rank(segment) {
+                    Some(id) if self.merges_to_itself(id, segment, scratch) => {
+                        out.push(PieceToken { id, len: e - s })
+                    }
+                    _ => self.merge(segment, scratch, out),
+                }
+            }
+        }
+        scratch.segments = segments;
+    }
+
+    /// Whether merging the bytes of token `id` (`bytes`) makes exactly that token.
+    fn merges_to_itself(&self, id: u32, bytes: &[u8], scratch: &mut BpeScratch) -> bool {
+        self.self_merges.get(id, || {
+            let mut tokens = Vec::with_capacity(4);
+            self.merge(bytes, scratch, &mut tokens);
+            tokens.len() == 1 && tokens[0].id == id
+        })
+    }
+
+    /// The merges of `piece` from its bytes, without the whole-piece rule.
+    fn merge(&self, piece: &[u8], scratch: &mut BpeScratch, out: &mut Vec<PieceToken>) {
+        if piece.len() <= SHORT_PIECE {
             self.merge_short(piece, scratch, out);
         } else {
             self.merge_long(piece, scratch, out);
@@ -313,6 +371,55 @@ mod tests {
                     })
                     .collect();
                 both(&bpe, &piece);
+            }
+        }
+    }
+
+    /// A generator of test strings over a few multi-byte characters and ASCII.
+    struct Gen(u32);
+
+    impl Gen {
+        fn next(&mut self, n: u32) -> u32 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 17;
+            self.0 ^= self.0 << 5;
+            self.0 % n
+        }
+
+        fn text(&mut self, chars: usize) -> Vec<u8> {
+            const ALPHABET: [&str; 9] = ["日", "本", "語", "の", "中", "é", "😀", "a", " "];
+            (0..chars)
+                .flat_map(|_| ALPHABET[self.next(ALPHABET.len() as u32) as usize].bytes())
+                .collect()
+        }
+    }
+
+    #[test]
+    fn cut_pieces_merge_as_whole_ones() {
+        // Vocabularies of random substrings (whole characters, and byte ranges that start or
+        // end inside one) of random texts: tokens spanning characters block cuts, the rest not.
+        let mut g = Gen(0x2545_F491);
+        for _ in 0..30 {
+            let mut extra: Vec<Vec<u8>> = Vec::new();
+            for _ in 0..60 {
+                let text = g.text(4);
+                let s = g.next(text.len() as u32) as usize;
+                let e = s + 2 + g.next((text.len() - s) as u32) as usize;
+                let token = text[s..e.min(text.len())].to_vec();
+                if token.len() >= 2 && !extra.contains(&token) {
+                    extra.push(token);
+                }
+            }
+            let extra: Vec<&[u8]> = extra.iter().map(|t| &t[..]).collect();
+            let bpe = table(&extra);
+            let mut scratch = BpeScratch::default();
+            for _ in 0..200 {
+                let chars = 6 + g.next(40) as usize;
+                let piece = g.text(chars);
+                let (mut cut, mut whole) = (Vec::new(), Vec::new());
+                bpe.merge_cut(&piece, &mut scratch, &mut cut);
+                bpe.merge(&piece, &mut scratch, &mut whole);
+                assert_eq!(cut, whole, "{:?}", String::from_utf8_lossy(&piece));
             }
         }
     }

@@ -10,10 +10,14 @@
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::OnceLock;
+
+use simdtok_kernels::Kernels;
 
 use crate::models::byte_bpe::PieceToken;
 use crate::models::rank_queue::RankQueue;
+use crate::models::safe_cuts::SafeCuts;
+use crate::models::self_merges::SelfMerges;
 use crate::models::token_table::TokenTable;
 
 /// Hashes the packed (left, right) id pairs with one multiply: they are already well spread,
@@ -59,17 +63,15 @@ pub struct MergesBpe {
     ignore_merges: bool,
     /// The bytes of each id.
     tokens: Vec<Option<Box<[u8]>>>,
-    /// Per id, whether its bytes merge back into exactly that token ([`SELF_UNKNOWN`],
-    /// [`SELF_YES`] or [`SELF_NO`]), learnt the first time a piece is the token: most pieces of
-    /// prose are one token, and a known `SELF_YES` answers them with one table lookup instead of
-    /// a merge sequence. One byte per id, shared by every thread; relaxed atomics suffice, as
-    /// every thread that computes an entry computes the same value.
-    self_merges: Box<[AtomicU8]>,
+    /// Per id, whether its bytes merge back into exactly that token.
+    self_merges: SelfMerges,
+    /// Where long pieces can be cut, built on first use.
+    cuts: OnceLock<SafeCuts>,
+    kernels: &'static Kernels,
 }
 
-const SELF_UNKNOWN: u8 = 0;
-const SELF_YES: u8 = 1;
-const SELF_NO: u8 = 2;
+/// Non-ASCII pieces longer than this are cut at their safe cuts ([`SafeCuts`]) before merging.
+const CUT_ABOVE: usize = 16;
 
 /// Buffers reused across pieces.
 #[derive(Default, Debug)]
@@ -82,6 +84,7 @@ pub struct MergeScratch {
     prev: Vec<u32>,
     heap: Candidates,
     parts: Vec<Part>,
+    segments: Vec<(u32, u32)>,
 }
 
 /// A symbol of a short sequence and the merge it could make with the next one.
@@ -157,6 +160,7 @@ impl MergesBpe {
         vocab: Vec<(Vec<u8>, u32)>,
         merges: Vec<(Vec<u8>, Vec<u8>)>,
         ignore_merges: bool,
+        kernels: &'static Kernels,
     ) -> Result<MergesBpe, String> {
         let size = vocab
             .iter()
@@ -200,7 +204,9 @@ impl MergesBpe {
             byte_ids,
             by_bytes: TokenTable::new(by_bytes.iter().map(|(b, &id)| (&b[..], id))),
             ignore_merges,
-            self_merges: (0..size).map(|_| AtomicU8::new(SELF_UNKNOWN)).collect(),
+            self_merges: SelfMerges::new(size),
+            cuts: OnceLock::new(),
+            kernels,
             tokens,
         })
     }
@@ -247,24 +253,44 @@ impl MergesBpe {
             });
             return;
         }
-        self.merge_bytes(piece, scratch, out);
+        if piece.len() <= CUT_ABOVE || piece.is_ascii() {
+            self.merge_bytes(piece, scratch, out);
+        } else {
+            self.merge_cut(piece, scratch, out);
+        }
     }
 
-    /// Whether the bytes of token `id` (`piece`) merge into exactly that token: computed once per
-    /// id, then read from `self_merges`.
-    fn merges_to_itself(&self, id: u32, piece: &[u8], scratch: &mut MergeScratch) -> bool {
-        let state = &self.self_merges[id as usize];
-        match state.load(Ordering::Relaxed) {
-            SELF_YES => true,
-            SELF_NO => false,
-            _ => {
-                let mut tokens = Vec::with_capacity(4);
-                self.merge_bytes(piece, scratch, &mut tokens);
-                let yes = tokens.len() == 1 && tokens[0].id == id;
-                state.store(if yes { SELF_YES } else { SELF_NO }, Ordering::Relaxed);
-                yes
+    /// The merges of `piece`, segment by segment between its safe cuts.
+    fn merge_cut(&self, piece: &[u8], scratch: &mut MergeScratch, out: &mut Vec<PieceToken>) {
+        let mut segments = std::mem::take(&mut scratch.segments);
+        let cuts = self
+            .cuts
+            .get_or_init(|| SafeCuts::new(self.tokens.iter().flatten().map(|t| &t[..])));
+        cuts.segments(self.kernels, piece, &mut segments);
+        if segments.len() == 1 {
+            self.merge_bytes(piece, scratch, out);
+        } else {
+            // Each segment merges on its own; `ignore_merges` is about whole pieces only.
+            for &(s, e) in &segments {
+                let segment = &piece[s as usize..e as usize];
+                match self.by_bytes.get(segment) {
+                    Some(id) if self.merges_to_itself(id, segment, scratch) => {
+                        out.push(PieceToken { id, len: e - s })
+                    }
+                    _ => self.merge_bytes(segment, scratch, out),
+                }
             }
         }
+        scratch.segments = segments;
+    }
+
+    /// Whether the bytes of token `id` (`piece`) merge into exactly that token.
+    fn merges_to_itself(&self, id: u32, piece: &[u8], scratch: &mut MergeScratch) -> bool {
+        self.self_merges.get(id, || {
+            let mut tokens = Vec::with_capacity(4);
+            self.merge_bytes(piece, scratch, &mut tokens);
+            tokens.len() == 1 && tokens[0].id == id
+        })
     }
 
     /// The merges of `piece` from one symbol per byte.
@@ -426,7 +452,7 @@ mod tests {
             (b"a".to_vec(), b"b".to_vec()),
             (b"ab".to_vec(), b"c".to_vec()),
         ];
-        let bpe = MergesBpe::new(vocab, merges, false).unwrap();
+        let bpe = MergesBpe::new(vocab, merges, false, Kernels::scalar()).unwrap();
         let mut out = Vec::new();
         bpe.encode_piece(b"abc", &mut MergeScratch::default(), &mut out);
         let ids: Vec<u32> = out.iter().map(|t| t.id).collect();
@@ -446,7 +472,7 @@ mod tests {
             .iter()
             .map(|(a, b)| (a.to_vec(), b.to_vec()))
             .collect();
-        MergesBpe::new(vocab, merges, ignore_merges).unwrap()
+        MergesBpe::new(vocab, merges, ignore_merges, Kernels::scalar()).unwrap()
     }
 
     fn ids(bpe: &MergesBpe, piece: &[u8]) -> Vec<u32> {
@@ -519,6 +545,54 @@ mod tests {
                 let short = run(false, &mut scratch);
                 let queued = run(true, &mut scratch);
                 assert_eq!(short, queued, "{:?}", String::from_utf8_lossy(&piece));
+            }
+        }
+    }
+
+    #[test]
+    fn cut_pieces_merge_as_whole_ones() {
+        const ALPHABET: [&str; 8] = ["日", "本", "語", "の", "é", "😀", "a", " "];
+        let mut x = 0x9E37_79B9u32;
+        let mut next = |n: u32| {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            x % n
+        };
+        let text = |chars: usize, next: &mut dyn FnMut(u32) -> u32| -> Vec<u8> {
+            (0..chars)
+                .flat_map(|_| ALPHABET[next(ALPHABET.len() as u32) as usize].bytes())
+                .collect()
+        };
+        for _ in 0..20 {
+            // Merges grown bottom-up from substrings of random texts whose halves are tokens.
+            let mut vocab: Vec<Vec<u8>> = (0..=255u8).map(|b| vec![b]).collect();
+            let mut merges = Vec::new();
+            for _ in 0..3000 {
+                let t = text(3, &mut next);
+                let s = next(t.len() as u32 - 1) as usize;
+                let e = s + 2 + next((t.len() - s - 1) as u32) as usize;
+                let token = &t[s..e.min(t.len())];
+                let k = 1 + next(token.len() as u32 - 1) as usize;
+                let (a, b) = (&token[..k], &token[k..]);
+                if vocab.iter().any(|v| v == a)
+                    && vocab.iter().any(|v| v == b)
+                    && !vocab.iter().any(|v| v == token)
+                {
+                    vocab.push(token.to_vec());
+                    merges.push((a.to_vec(), b.to_vec()));
+                }
+            }
+            let vocab = vocab.into_iter().zip(0..).collect();
+            let bpe = MergesBpe::new(vocab, merges, false, Kernels::scalar()).unwrap();
+            let mut scratch = MergeScratch::default();
+            for _ in 0..100 {
+                let chars = 6 + next(40) as usize;
+                let piece = text(chars, &mut next);
+                let (mut cut, mut whole) = (Vec::new(), Vec::new());
+                bpe.merge_cut(&piece, &mut scratch, &mut cut);
+                bpe.merge_bytes(&piece, &mut scratch, &mut whole);
+                assert_eq!(cut, whole, "{:?}", String::from_utf8_lossy(&piece));
             }
         }
     }

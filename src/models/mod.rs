@@ -3,6 +3,8 @@
 pub mod byte_bpe;
 pub mod merges_bpe;
 pub mod rank_queue;
+pub mod safe_cuts;
+pub mod self_merges;
 pub mod spm_bpe;
 pub mod token_table;
 pub mod unigram;

@@ -71,7 +71,7 @@ pub fn from_tokenizer_json(
         .iter()
         .map(|(a, b)| Ok((decode(a)?, decode(b)?)))
         .collect::<Result<Vec<_>, String>>()?;
-    let bpe = MergesBpe::new(vocab, merges, model.ignore_merges)?;
+    let bpe = MergesBpe::new(vocab, merges, model.ignore_merges, kernels)?;
     if !bpe.covers_every_byte() {
         return Err("a byte-level vocabulary must have a token for every byte".into());
     }

@@ -283,7 +283,7 @@ impl HfSpmBpe {
             .map(|(a, b)| (a.into_bytes(), b.into_bytes()))
             .collect();
         Ok(HfSpmBpe {
-            bpe: MergesBpe::new(vocab, merges, flag("ignore_merges"))?,
+            bpe: MergesBpe::new(vocab, merges, flag("ignore_merges"), kernels)?,
             normalizer,
             byte_fallback,
             unk,

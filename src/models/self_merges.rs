@@ -1,0 +1,42 @@
+//! Per token: whether BPE, merging the token's own bytes, makes exactly that token.
+//!
+//! A piece that is a token is usually that token, but not by definition: BPE merges from the
+//! bytes up, and a token no merge sequence reaches (or one whose bytes merge into other tokens
+//! first) encodes as several. tiktoken takes a whole piece that is a token as that token, and
+//! `tokenizers` does with `ignore_merges`; anything else — a merges-list model without it, or a
+//! segment of a cut piece ([`crate::models::safe_cuts`]) — must merge. This remembers the answer
+//! per id, learnt the first time it is asked, so that a known `yes` costs one byte load instead
+//! of a merge sequence. One byte per id, shared by all threads: relaxed atomics suffice, as every
+//! thread that computes an entry computes the same value.
+
+use std::sync::atomic::{AtomicU8, Ordering};
+
+const UNKNOWN: u8 = 0;
+const YES: u8 = 1;
+const NO: u8 = 2;
+
+/// See the module documentation.
+#[derive(Debug)]
+pub struct SelfMerges(Box<[AtomicU8]>);
+
+impl SelfMerges {
+    /// Flags for ids `0..n`, all unknown.
+    pub fn new(n: usize) -> SelfMerges {
+        SelfMerges((0..n).map(|_| AtomicU8::new(UNKNOWN)).collect())
+    }
+
+    /// Whether token `id` merges into itself; `merges_to_itself` computes it the first time.
+    #[inline]
+    pub fn get(&self, id: u32, merges_to_itself: impl FnOnce() -> bool) -> bool {
+        let flag = &self.0[id as usize];
+        match flag.load(Ordering::Relaxed) {
+            YES => true,
+            NO => false,
+            _ => {
+                let yes = merges_to_itself();
+                flag.store(if yes { YES } else { NO }, Ordering::Relaxed);
+                yes
+            }
+        }
+    }
+}
