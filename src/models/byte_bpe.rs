@@ -155,32 +155,17 @@ impl ByteBpe {
         let cuts = self
             .cuts
             .get_or_init(|| SafeCuts::new(self.tokens.iter().flatten().map(|t| &t[..])));
-        cuts.segments(self.kernels, piece, &mut segments);
-        if segments.len() == 1 {
-            self.merge(piece, scratch, out);
-        } else {
-            // A segment that is a token is not that token by tiktoken's whole-piece rule (which
-            // is about pieces), only if its own merges make it.
-            for &(s, e) in &segments {
-                let segment = &piece[s as usize..e as usize];
-                match self.rank(segment) {
-                    Some(id) if self.merges_to_itself(id, segment, scratch) => {
-                        out.push(PieceToken { id, len: e - s })
-                    }
-                    _ => self.merge(segment, scratch, out),
-                }
-            }
-        }
+        cuts.merge_segments(
+            self.kernels,
+            piece,
+            &mut segments,
+            scratch,
+            out,
+            |b| self.rank(b),
+            &self.self_merges,
+            |b, scratch, out| self.merge(b, scratch, out),
+        );
         scratch.segments = segments;
-    }
-
-    /// Whether merging the bytes of token `id` (`bytes`) makes exactly that token.
-    fn merges_to_itself(&self, id: u32, bytes: &[u8], scratch: &mut BpeScratch) -> bool {
-        self.self_merges.get(id, || {
-            let mut tokens = Vec::with_capacity(4);
-            self.merge(bytes, scratch, &mut tokens);
-            tokens.len() == 1 && tokens[0].id == id
-        })
     }
 
     /// The merges of `piece` from its bytes, without the whole-piece rule.

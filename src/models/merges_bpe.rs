@@ -266,31 +266,25 @@ impl MergesBpe {
         let cuts = self
             .cuts
             .get_or_init(|| SafeCuts::new(self.tokens.iter().flatten().map(|t| &t[..])));
-        cuts.segments(self.kernels, piece, &mut segments);
-        if segments.len() == 1 {
-            self.merge_bytes(piece, scratch, out);
-        } else {
-            // Each segment merges on its own; `ignore_merges` is about whole pieces only.
-            for &(s, e) in &segments {
-                let segment = &piece[s as usize..e as usize];
-                match self.by_bytes.get(segment) {
-                    Some(id) if self.merges_to_itself(id, segment, scratch) => {
-                        out.push(PieceToken { id, len: e - s })
-                    }
-                    _ => self.merge_bytes(segment, scratch, out),
-                }
-            }
-        }
+        cuts.merge_segments(
+            self.kernels,
+            piece,
+            &mut segments,
+            scratch,
+            out,
+            |b| self.by_bytes.get(b),
+            &self.self_merges,
+            |b, scratch, out| self.merge_bytes(b, scratch, out),
+        );
         scratch.segments = segments;
     }
 
     /// Whether the bytes of token `id` (`piece`) merge into exactly that token.
     fn merges_to_itself(&self, id: u32, piece: &[u8], scratch: &mut MergeScratch) -> bool {
-        self.self_merges.get(id, || {
-            let mut tokens = Vec::with_capacity(4);
-            self.merge_bytes(piece, scratch, &mut tokens);
-            tokens.len() == 1 && tokens[0].id == id
-        })
+        self.self_merges
+            .check(id, piece, scratch, |b, scratch, out| {
+                self.merge_bytes(b, scratch, out)
+            })
     }
 
     /// The merges of `piece` from one symbol per byte.

@@ -20,6 +20,9 @@
 
 use simdtok_kernels::{DoubleArray, Kernels};
 
+use crate::models::byte_bpe::PieceToken;
+use crate::models::self_merges::SelfMerges;
+
 /// The trie of the tokens that could span a cut.
 #[derive(Debug)]
 pub struct SafeCuts {
@@ -81,6 +84,37 @@ impl SafeCuts {
             });
         }
         out.push((start as u32, n as u32));
+    }
+
+    /// Appends the tokens of `piece` to `out`, merging each segment on its own with `merge` (a
+    /// model's merging from single bytes). A segment that is a token (`token_of`) is that token
+    /// only if its own merges make it (`self_merges`): the whole-piece rules (tiktoken's, and
+    /// `ignore_merges`) are about pieces, not segments. `segments` is a buffer.
+    #[allow(clippy::too_many_arguments)]
+    pub fn merge_segments<S>(
+        &self,
+        kernels: &Kernels,
+        piece: &[u8],
+        segments: &mut Vec<(u32, u32)>,
+        scratch: &mut S,
+        out: &mut Vec<PieceToken>,
+        token_of: impl Fn(&[u8]) -> Option<u32>,
+        self_merges: &SelfMerges,
+        merge: impl Fn(&[u8], &mut S, &mut Vec<PieceToken>),
+    ) {
+        self.segments(kernels, piece, segments);
+        if segments.len() == 1 {
+            return merge(piece, scratch, out);
+        }
+        for &(s, e) in segments.iter() {
+            let segment = &piece[s as usize..e as usize];
+            match token_of(segment) {
+                Some(id) if self_merges.check(id, segment, scratch, &merge) => {
+                    out.push(PieceToken { id, len: e - s })
+                }
+                _ => merge(segment, scratch, out),
+            }
+        }
     }
 }
 

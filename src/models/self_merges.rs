@@ -11,6 +11,8 @@
 
 use std::sync::atomic::{AtomicU8, Ordering};
 
+use crate::models::byte_bpe::PieceToken;
+
 const UNKNOWN: u8 = 0;
 const YES: u8 = 1;
 const NO: u8 = 2;
@@ -38,5 +40,21 @@ impl SelfMerges {
                 yes
             }
         }
+    }
+
+    /// [`SelfMerges::get`], computed by `merge` (a model's merging from single bytes).
+    #[inline]
+    pub fn check<S>(
+        &self,
+        id: u32,
+        bytes: &[u8],
+        scratch: &mut S,
+        merge: impl FnOnce(&[u8], &mut S, &mut Vec<PieceToken>),
+    ) -> bool {
+        self.get(id, || {
+            let mut tokens = Vec::with_capacity(4);
+            merge(bytes, scratch, &mut tokens);
+            tokens.len() == 1 && tokens[0].id == id
+        })
     }
 }

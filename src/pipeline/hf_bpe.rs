@@ -71,8 +71,13 @@ struct CharSpans<'a, S: Sink> {
 }
 
 impl<S: Sink> Sink for CharSpans<'_, S> {
+    const OFFSETS: bool = S::OFFSETS;
+
     #[inline]
     fn push(&mut self, id: u32, start: usize, end: usize) {
+        if !S::OFFSETS {
+            return self.sink.push(id, start, end);
+        }
         let mut cs = start;
         while !self.norm.is_char_boundary(cs) {
             cs -= 1;

@@ -68,9 +68,17 @@ struct Scratch {
     merge: MergeScratch,
     tokens: Vec<PieceToken>,
     word_tokens: Vec<WordToken>,
-    normalized: String,
-    spans: Vec<(u32, u32)>,
+    normalized: NormalizeBuffers,
     cache: WordCache,
+}
+
+/// The normalized text, each of its bytes' input span, and spares for rewriting them.
+#[derive(Default)]
+struct NormalizeBuffers {
+    out: String,
+    spans: Vec<(u32, u32)>,
+    spare: String,
+    spare_spans: Vec<(u32, u32)>,
 }
 
 const SPACE: char = '\u{2581}';
@@ -350,40 +358,61 @@ impl HfSpmBpe {
         }
     }
 
-    /// Normalizes `text` (at `base` in the input) into `out`, with each byte's input span.
-    fn normalize(&self, text: &str, base: usize, out: &mut String, spans: &mut Vec<(u32, u32)>) {
+    /// Normalizes `text` (at `base` in the input) into `out`, with each byte's input span in
+    /// `spans` when `with_spans` (else `spans` is left empty); `spare` and `spare_spans` are
+    /// buffers for the replacements.
+    fn normalize(&self, text: &str, base: usize, buffers: &mut NormalizeBuffers, with_spans: bool) {
+        let NormalizeBuffers {
+            out,
+            spans,
+            spare,
+            spare_spans,
+        } = buffers;
         out.clear();
         spans.clear();
         out.push_str(text);
-        for (i, c) in text.char_indices() {
-            let span = ((base + i) as u32, (base + i + c.len_utf8()) as u32);
-            spans.extend(std::iter::repeat_n(span, c.len_utf8()));
+        if with_spans {
+            for (i, c) in text.char_indices() {
+                let span = ((base + i) as u32, (base + i + c.len_utf8()) as u32);
+                spans.extend(std::iter::repeat_n(span, c.len_utf8()));
+            }
         }
         for step in &self.normalizer {
             match step {
                 NormalizeStep::Prepend(p) => {
-                    if let Some(&first) = spans.first() {
+                    if !out.is_empty() {
                         out.insert_str(0, p);
-                        spans.splice(0..0, std::iter::repeat_n(first, p.len()));
+                        if with_spans {
+                            // The prefix takes the span of the character it is put before.
+                            let first = spans[0];
+                            spans.splice(0..0, std::iter::repeat_n(first, p.len()));
+                        }
                     }
                 }
                 NormalizeStep::Replace(from, to) => {
                     if from.is_empty() || !out.contains(from.as_str()) {
                         continue;
                     }
-                    let (old, old_spans) = (std::mem::take(out), std::mem::take(spans));
+                    spare.clear();
+                    spare_spans.clear();
                     let mut last = 0;
-                    for (at, _) in old.match_indices(from.as_str()) {
-                        out.push_str(&old[last..at]);
-                        spans.extend_from_slice(&old_spans[last..at]);
-                        // The replacement takes the span of the last byte it replaces.
-                        let span = old_spans[at + from.len() - 1];
-                        out.push_str(to);
-                        spans.extend(std::iter::repeat_n(span, to.len()));
+                    for (at, _) in out.match_indices(from.as_str()) {
+                        spare.push_str(&out[last..at]);
+                        spare.push_str(to);
+                        if with_spans {
+                            spare_spans.extend_from_slice(&spans[last..at]);
+                            // The replacement takes the span of the last byte it replaces.
+                            let span = spans[at + from.len() - 1];
+                            spare_spans.extend(std::iter::repeat_n(span, to.len()));
+                        }
                         last = at + from.len();
                     }
-                    out.push_str(&old[last..]);
-                    spans.extend_from_slice(&old_spans[last..]);
+                    spare.push_str(&out[last..]);
+                    std::mem::swap(out, spare);
+                    if with_spans {
+                        spare_spans.extend_from_slice(&spans[last..]);
+                        std::mem::swap(spans, spare_spans);
+                    }
                 }
             }
         }
@@ -394,27 +423,28 @@ impl HfSpmBpe {
     /// is encoded on its own (short ones through the per-thread cache): the same tokens, since
     /// no merge can cross such a cut.
     fn encode_text<S: Sink>(&self, text: &str, base: usize, scratch: &mut Scratch, sink: &mut S) {
-        let mut normalized = std::mem::take(&mut scratch.normalized);
-        let mut spans = std::mem::take(&mut scratch.spans);
-        self.normalize(text, base, &mut normalized, &mut spans);
+        let mut buffers = std::mem::take(&mut scratch.normalized);
+        self.normalize(text, base, &mut buffers, S::OFFSETS);
+        let (normalized, spans) = (&buffers.out, &buffers.spans);
         let bytes = normalized.as_bytes();
+        // Without offsets there are no spans: each word gets an empty slice.
+        let spans_of = |s: usize, e: usize| if S::OFFSETS { &spans[s..e] } else { &[][..] };
         let mut start = 0;
         if self.cut_at_spaces {
             let mut prev_space = true;
             for (i, c) in normalized.char_indices() {
                 let space = c == SPACE;
                 if space && !prev_space && i > start {
-                    self.encode_word(&bytes[start..i], &spans[start..i], scratch, sink);
+                    self.encode_word(&bytes[start..i], spans_of(start, i), scratch, sink);
                     start = i;
                 }
                 prev_space = space;
             }
         }
         if start < bytes.len() {
-            self.encode_word(&bytes[start..], &spans[start..], scratch, sink);
+            self.encode_word(&bytes[start..], spans_of(start, bytes.len()), scratch, sink);
         }
-        scratch.normalized = normalized;
-        scratch.spans = spans;
+        scratch.normalized = buffers;
     }
 
     /// Encodes one word of normalized text; `spans` are its bytes' input spans.
@@ -426,11 +456,15 @@ impl HfSpmBpe {
         sink: &mut S,
     ) {
         let emit = |sink: &mut S, id: u32, s: u32, e: u32| {
-            sink.push(
-                id,
-                spans[s as usize].0 as usize,
-                spans[e as usize - 1].1 as usize,
-            )
+            if S::OFFSETS {
+                sink.push(
+                    id,
+                    spans[s as usize].0 as usize,
+                    spans[e as usize - 1].1 as usize,
+                )
+            } else {
+                sink.push(id, 0, 0)
+            }
         };
         let key = (word.len() <= word_cache::MAX_WORD).then(|| Key::new(word));
         if let Some(key) = &key
