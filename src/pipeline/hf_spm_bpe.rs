@@ -6,6 +6,7 @@
 
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::sync::OnceLock;
 
 use serde_json::Value;
 use simdtok_kernels::Kernels;
@@ -14,6 +15,7 @@ use crate::encoding::Encoding;
 use crate::load::tokenizer_json::TokenizerJson;
 use crate::models::byte_bpe::PieceToken;
 use crate::models::merges_bpe::{MergeScratch, MergesBpe};
+use crate::models::safe_cuts::SafeCuts;
 use crate::models::wordpiece::WordToken;
 use crate::options::LoadOptions;
 use crate::pipeline::added_tokens::{AddedTokens, Split};
@@ -58,6 +60,11 @@ pub struct HfSpmBpe {
     /// Whether the text may be cut into words before each `▁` that follows another character
     /// (see [`HfSpmBpe::encode_text`]).
     cut_at_spaces: bool,
+    /// Where long words can be cut ([`SafeCuts`], built on first use); `None` when cuts could
+    /// change the tokens (see [`HfSpmBpe::from_json`]).
+    cuts: Option<OnceLock<SafeCuts>>,
+    /// A whole text that is an entry is that entry (the model's `ignore_merges`).
+    ignore_merges: bool,
     cache_owner: usize,
     kernels: &'static Kernels,
 }
@@ -70,6 +77,7 @@ struct Scratch {
     word_tokens: Vec<WordToken>,
     normalized: NormalizeBuffers,
     cache: WordCache,
+    segments: Vec<(u32, u32)>,
 }
 
 /// The normalized text, each of its bytes' input span, and spares for rewriting them.
@@ -82,6 +90,8 @@ struct NormalizeBuffers {
 }
 
 const SPACE: char = '\u{2581}';
+/// Non-ASCII words longer than this are cut at their safe cuts before merging.
+const CUT_ABOVE: usize = 16;
 
 thread_local! {
     static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
@@ -280,6 +290,23 @@ impl HfSpmBpe {
                     crosses
                 })
             });
+        // Safe cuts ([`SafeCuts`]) assume every symbol that merges is a substring of the text and
+        // every character yields a symbol: so byte-fallback and unknown tokens must be in no
+        // merge, unknowns must not fuse (a cut would split a fused run), and no character may be
+        // dropped (the reference places tokens by a running sum of lengths across the drop).
+        let unk_string = model.get("unk_token").and_then(Value::as_str);
+        let inert = |t: &str| {
+            Some(t) == unk_string
+                || (byte_fallback.is_some()
+                    && t.len() == 6
+                    && t.starts_with("<0x")
+                    && t.ends_with('>'))
+        };
+        let no_char_dropped_or_fused =
+            byte_fallback.is_some() || unk.is_some_and(|(_, fuse)| !fuse);
+        let cuts = (no_char_dropped_or_fused
+            && !m.merges.iter().any(|(a, b)| inert(a) || inert(b)))
+        .then(OnceLock::new);
         let vocab = m
             .vocab
             .into_iter()
@@ -302,6 +329,8 @@ impl HfSpmBpe {
             decoder,
             token_strings,
             cut_at_spaces,
+            cuts,
+            ignore_merges: flag("ignore_merges"),
             cache_owner: word_cache::new_owner(),
             kernels,
         })
@@ -429,6 +458,19 @@ impl HfSpmBpe {
         let bytes = normalized.as_bytes();
         // Without offsets there are no spans: each word gets an empty slice.
         let spans_of = |s: usize, e: usize| if S::OFFSETS { &spans[s..e] } else { &[][..] };
+        // The model's `ignore_merges`: the whole pre-token (with no pre-tokenizer, the whole
+        // normalized text) taken whole when it is an entry.
+        if self.ignore_merges
+            && let Some(id) = self.bpe.bytes_id(bytes)
+        {
+            let (s, e) = match spans.first() {
+                Some(first) => (first.0 as usize, spans[spans.len() - 1].1 as usize),
+                None => (0, 0),
+            };
+            sink.push(id, s, e);
+            scratch.normalized = buffers;
+            return;
+        }
         let mut start = 0;
         if self.cut_at_spaces {
             let mut prev_space = true;
@@ -485,14 +527,53 @@ impl HfSpmBpe {
             tokens,
             word_tokens,
             cache,
+            segments,
             ..
         } = scratch;
-        // The starting symbols: characters, byte tokens, or (fused) unknowns.
+        tokens.clear();
+        match &self.cuts {
+            Some(cuts) if word.len() > CUT_ABOVE && !word.is_ascii() => {
+                let cuts =
+                    cuts.get_or_init(|| SafeCuts::new(self.vocab_strings().map(|t| t.as_bytes())));
+                cuts.segments(self.kernels, word, segments);
+                for &(s, e) in segments.iter() {
+                    self.merge_chars(&word[s as usize..e as usize], merge, tokens);
+                }
+            }
+            _ => self.merge_chars(word, merge, tokens),
+        }
+        word_tokens.clear();
+        let mut at = 0u32;
+        for t in tokens.iter() {
+            word_tokens.push(WordToken {
+                id: t.id,
+                start: at,
+                end: at + t.len,
+            });
+            at += t.len;
+        }
+        // A dropped character (no entry, no byte fallback, no unknown token) leaves bytes no
+        // token covers; the reference still places tokens by the running sum of their
+        // lengths, and so does this.
+        for t in word_tokens.iter() {
+            emit(sink, t.id, t.start, t.end);
+        }
+        // Every word goes to the long tier too: with no whole-word shortcut, a miss here costs
+        // a merge per character, and the long tier's 8192 slots back the short tier's 4096.
+        if let Some(key) = &key {
+            cache.put(key, word_tokens);
+        }
+        cache.put_long(word, tokens);
+    }
+
+    /// Appends the tokens of `text` (whole characters of normalized text) to `tokens`: its
+    /// starting symbols — characters, byte tokens, or (fused) unknowns — merged.
+    fn merge_chars(&self, text: &[u8], merge: &mut MergeScratch, tokens: &mut Vec<PieceToken>) {
         merge.ids.clear();
         merge.lens.clear();
         let mut unk: Option<(u32, u32)> = None;
-        let word_str = std::str::from_utf8(word).expect("cut at character boundaries");
-        for c in word_str.chars() {
+        let text = std::str::from_utf8(text).expect("cut at character boundaries");
+        for c in text.chars() {
             let mut buf = [0u8; 4];
             let s = c.encode_utf8(&mut buf).as_bytes();
             if let Some(id) = self.bpe.bytes_id(s) {
@@ -524,30 +605,14 @@ impl HfSpmBpe {
             merge.ids.push(uid);
             merge.lens.push(ulen);
         }
-        tokens.clear();
         self.bpe.merge_symbols(merge, tokens);
-        word_tokens.clear();
-        let mut at = 0u32;
-        for t in tokens.iter() {
-            word_tokens.push(WordToken {
-                id: t.id,
-                start: at,
-                end: at + t.len,
-            });
-            at += t.len;
-        }
-        // A dropped character (no entry, no byte fallback, no unknown token) leaves bytes no
-        // token covers; the reference still places tokens by the running sum of their
-        // lengths, and so does this.
-        for t in word_tokens.iter() {
-            emit(sink, t.id, t.start, t.end);
-        }
-        // Every word goes to the long tier too: with no whole-word shortcut, a miss here costs
-        // a merge per character, and the long tier's 8192 slots back the short tier's 4096.
-        if let Some(key) = &key {
-            cache.put(key, word_tokens);
-        }
-        cache.put_long(word, tokens);
+    }
+
+    /// The strings of the vocabulary entries (added tokens excluded).
+    fn vocab_strings(&self) -> impl Iterator<Item = &str> {
+        (0..self.token_strings.len() as u32)
+            .filter(|&id| self.bpe.token_bytes(id).is_some())
+            .filter_map(|id| self.id_to_token(id))
     }
 
     /// The string of `id`.
@@ -641,4 +706,51 @@ fn strip(t: &str, content: char, start: usize, stop: usize) -> String {
         .take_while(|&&c| c == content)
         .count();
     rest[..rest.len() - trail].iter().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A SentencePiece-style BPE with `▁ab` in the vocabulary but no merge that makes it.
+    fn model(ignore_merges: bool) -> HfSpmBpe {
+        let json = format!(
+            r#"{{
+                "normalizer": {{"type": "Sequence", "normalizers": [
+                    {{"type": "Prepend", "prepend": "▁"}},
+                    {{"type": "Replace", "pattern": {{"String": " "}}, "content": "▁"}}]}},
+                "pre_tokenizer": null,
+                "decoder": null,
+                "post_processor": null,
+                "added_tokens": [],
+                "model": {{"type": "BPE", "byte_fallback": false, "fuse_unk": true,
+                    "unk_token": "<unk>", "ignore_merges": {ignore_merges},
+                    "vocab": {{"<unk>": 0, "▁": 1, "a": 2, "b": 3, "▁a": 4, "▁ab": 5}},
+                    "merges": [["▁", "a"]]}}
+            }}"#
+        );
+        let json = TokenizerJson::parse(json.as_bytes()).unwrap();
+        HfSpmBpe::from_json(&json, &LoadOptions::default(), Kernels::scalar()).unwrap()
+    }
+
+    #[test]
+    fn ignore_merges_takes_a_whole_text_that_is_an_entry() {
+        let mut ids = Vec::new();
+        model(false).encode_ids_into("ab", &mut ids);
+        assert_eq!(ids, vec![4, 3]);
+        model(true).encode_ids_into("ab", &mut ids);
+        assert_eq!(ids, vec![5]);
+        // Only the whole text: "ab ab" is no entry, so it merges.
+        model(true).encode_ids_into("ab ab", &mut ids);
+        assert_eq!(ids, vec![4, 3, 4, 3]);
+        let mut enc = Encoding::default();
+        model(true).encode_into("ab", &mut enc, false);
+        assert_eq!((enc.ids, enc.offsets), (vec![5], vec![(0, 2)]));
+    }
+
+    #[test]
+    fn no_safe_cuts_where_unknowns_fuse() {
+        // Without byte fallback, unknown characters fuse: a cut could split a fused run.
+        assert!(model(false).cuts.is_none());
+    }
 }
