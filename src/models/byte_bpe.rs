@@ -24,7 +24,8 @@ use crate::models::vocab::Crc32cState;
 
 /// Pieces up to this many bytes take tiktoken's quadratic loop, which is faster there.
 const SHORT_PIECE: usize = 64;
-/// Non-ASCII pieces longer than this are cut at their safe cuts ([`SafeCuts`]) before merging.
+/// Pieces longer than this with two non-ASCII characters in a row are cut at their safe cuts
+/// ([`SafeCuts`]) before merging.
 const CUT_ABOVE: usize = 16;
 const NONE: u32 = u32::MAX;
 
@@ -142,7 +143,7 @@ impl ByteBpe {
                 id,
                 len: piece.len() as u32,
             });
-        } else if piece.len() <= CUT_ABOVE || piece.is_ascii() {
+        } else if piece.len() <= CUT_ABOVE || !SafeCuts::has_candidate(piece) {
             self.merge(piece, scratch, out);
         } else {
             self.merge_cut(piece, scratch, out);

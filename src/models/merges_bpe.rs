@@ -70,7 +70,8 @@ pub struct MergesBpe {
     kernels: &'static Kernels,
 }
 
-/// Non-ASCII pieces longer than this are cut at their safe cuts ([`SafeCuts`]) before merging.
+/// Pieces longer than this with two non-ASCII characters in a row are cut at their safe cuts
+/// ([`SafeCuts`]) before merging.
 const CUT_ABOVE: usize = 16;
 
 /// Buffers reused across pieces.
@@ -253,7 +254,7 @@ impl MergesBpe {
             });
             return;
         }
-        if piece.len() <= CUT_ABOVE || piece.is_ascii() {
+        if piece.len() <= CUT_ABOVE || !SafeCuts::has_candidate(piece) {
             self.merge_bytes(piece, scratch, out);
         } else {
             self.merge_cut(piece, scratch, out);

@@ -42,6 +42,12 @@ fn spans_a_candidate(token: &[u8]) -> bool {
 }
 
 impl SafeCuts {
+    /// Whether `piece` has a place where a cut could be (two non-ASCII characters in a row):
+    /// a piece without one is merged whole, and the trie need not be built for it.
+    pub fn has_candidate(piece: &[u8]) -> bool {
+        (1..piece.len()).any(|i| is_cut_candidate(piece, i))
+    }
+
     /// The cut finder of a vocabulary (every token's bytes).
     pub fn new<'a>(tokens: impl Iterator<Item = &'a [u8]>) -> SafeCuts {
         let keys: Vec<(&[u8], u32)> = tokens
@@ -152,6 +158,15 @@ mod tests {
         // Cuts fall between characters only, whether or not a character is a token.
         let cuts = SafeCuts::new(["本日"].iter().map(|t| t.as_bytes()));
         assert_eq!(segments(&cuts, "日本語"), vec!["日", "本", "語"]);
+    }
+
+    #[test]
+    fn candidates_are_two_non_ascii_characters_in_a_row() {
+        assert!(SafeCuts::has_candidate("日本".as_bytes()));
+        assert!(SafeCuts::has_candidate("aé😀".as_bytes()));
+        assert!(!SafeCuts::has_candidate("│Reorganization".as_bytes()));
+        assert!(!SafeCuts::has_candidate("日a本".as_bytes()));
+        assert!(!SafeCuts::has_candidate(b""));
     }
 
     #[test]

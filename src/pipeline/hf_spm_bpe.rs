@@ -90,7 +90,8 @@ struct NormalizeBuffers {
 }
 
 const SPACE: char = '\u{2581}';
-/// Non-ASCII words longer than this are cut at their safe cuts before merging.
+/// Words longer than this with two non-ASCII characters in a row are cut at their safe cuts
+/// before merging.
 const CUT_ABOVE: usize = 16;
 
 thread_local! {
@@ -532,7 +533,7 @@ impl HfSpmBpe {
         } = scratch;
         tokens.clear();
         match &self.cuts {
-            Some(cuts) if word.len() > CUT_ABOVE && !word.is_ascii() => {
+            Some(cuts) if word.len() > CUT_ABOVE && SafeCuts::has_candidate(word) => {
                 let cuts =
                     cuts.get_or_init(|| SafeCuts::new(self.vocab_strings().map(|t| t.as_bytes())));
                 cuts.segments(self.kernels, word, segments);
