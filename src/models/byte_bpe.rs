@@ -12,7 +12,6 @@
 //! where no token can span ([`SafeCuts`]) and its segments merged one by one.
 
 use std::collections::HashMap;
-use std::sync::OnceLock;
 
 use simdtok_kernels::Kernels;
 
@@ -41,8 +40,8 @@ pub struct ByteBpe {
     tokens: Vec<Option<Box<[u8]>>>,
     /// Per id, whether merging its bytes makes it (for segments of cut pieces).
     self_merges: SelfMerges,
-    /// Where long pieces can be cut, built on first use.
-    cuts: OnceLock<SafeCuts>,
+    /// Where long pieces can be cut (its tries built on first use).
+    cuts: SafeCuts,
     kernels: &'static Kernels,
 }
 
@@ -76,6 +75,7 @@ impl ByteBpe {
             .max()
             .unwrap_or(0);
         let mut tokens: Vec<Option<Box<[u8]>>> = vec![None; size];
+        let cuts = SafeCuts::new(pairs.iter().map(|(b, r)| (*r, &b[..])));
         let mut ranks = HashMap::with_capacity_and_hasher(pairs.len(), Crc32cState::new(kernels));
         for (bytes, rank) in pairs {
             if bytes.is_empty() {
@@ -109,7 +109,7 @@ impl ByteBpe {
             pair_ranks,
             self_merges: SelfMerges::new(tokens.len()),
             tokens,
-            cuts: OnceLock::new(),
+            cuts,
             kernels,
         })
     }
@@ -153,15 +153,13 @@ impl ByteBpe {
     /// The merges of a piece that is not a token, segment by segment between its safe cuts.
     fn merge_cut(&self, piece: &[u8], scratch: &mut BpeScratch, out: &mut Vec<PieceToken>) {
         let mut segments = std::mem::take(&mut scratch.segments);
-        let cuts = self
-            .cuts
-            .get_or_init(|| SafeCuts::new(self.tokens.iter().flatten().map(|t| &t[..])));
-        cuts.merge_segments(
+        self.cuts.merge_segments(
             self.kernels,
             piece,
             &mut segments,
             scratch,
             out,
+            |id| self.token_bytes(id).unwrap_or_default(),
             |b| self.rank(b),
             &self.self_merges,
             |b, scratch, out| self.merge(b, scratch, out),

@@ -8,11 +8,9 @@
 //! not tiktoken's rule in general (see [`crate::models::byte_bpe`]); for files converted from
 //! tiktoken the two agree.
 
+use simdtok_kernels::Kernels;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
-use std::sync::OnceLock;
-
-use simdtok_kernels::Kernels;
 
 use crate::models::byte_bpe::PieceToken;
 use crate::models::rank_queue::RankQueue;
@@ -65,8 +63,8 @@ pub struct MergesBpe {
     tokens: Vec<Option<Box<[u8]>>>,
     /// Per id, whether its bytes merge back into exactly that token.
     self_merges: SelfMerges,
-    /// Where long pieces can be cut, built on first use.
-    cuts: OnceLock<SafeCuts>,
+    /// Where long pieces can be cut (its tries built on first use).
+    cuts: SafeCuts,
     kernels: &'static Kernels,
 }
 
@@ -169,6 +167,7 @@ impl MergesBpe {
             .max()
             .unwrap_or(0);
         let mut tokens: Vec<Option<Box<[u8]>>> = vec![None; size];
+        let cuts = SafeCuts::new(vocab.iter().map(|(b, id)| (*id, &b[..])));
         let mut by_bytes: HashMap<Box<[u8]>, u32> = HashMap::with_capacity(vocab.len());
         for (bytes, id) in vocab {
             let bytes: Box<[u8]> = bytes.into_boxed_slice();
@@ -206,7 +205,7 @@ impl MergesBpe {
             by_bytes: TokenTable::new(by_bytes.iter().map(|(b, &id)| (&b[..], id))),
             ignore_merges,
             self_merges: SelfMerges::new(size),
-            cuts: OnceLock::new(),
+            cuts,
             kernels,
             tokens,
         })
@@ -264,15 +263,13 @@ impl MergesBpe {
     /// The merges of `piece`, segment by segment between its safe cuts.
     fn merge_cut(&self, piece: &[u8], scratch: &mut MergeScratch, out: &mut Vec<PieceToken>) {
         let mut segments = std::mem::take(&mut scratch.segments);
-        let cuts = self
-            .cuts
-            .get_or_init(|| SafeCuts::new(self.tokens.iter().flatten().map(|t| &t[..])));
-        cuts.merge_segments(
+        self.cuts.merge_segments(
             self.kernels,
             piece,
             &mut segments,
             scratch,
             out,
+            |id| self.token_bytes(id).unwrap_or_default(),
             |b| self.by_bytes.get(b),
             &self.self_merges,
             |b, scratch, out| self.merge_bytes(b, scratch, out),

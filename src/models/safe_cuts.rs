@@ -13,21 +13,45 @@
 //! characters — mostly tokens, the rest short and repeated, answered by the word cache.
 //!
 //! Only cuts between two non-ASCII characters are looked for (a byte of 0x80 or more, then a
-//! UTF-8 lead byte), so only tokens holding such a byte pair can span one: those go into a
-//! double-array trie (1262 tokens for cl100k, 51 068 for o200k, built on first use), walked from
-//! every byte of the piece to find the furthest end of a token starting before each position.
-//! The trie cannot hold keys with a zero byte; a piece holding one is not cut.
+//! UTF-8 lead byte), so only tokens holding such a byte pair can span one. A token spanning a
+//! candidate holds that candidate's pair, so it is found among the tokens holding a pair with the
+//! same lead byte: those go into one double-array trie per lead byte, each built the first time a
+//! piece needs it (o200k has 51 068 such tokens, 40 834 of them for the two-byte scripts; a
+//! Japanese text builds the tries of the kana and kanji lead bytes only, a few thousand tokens, in
+//! milliseconds). The trie of a candidate's lead byte is walked from every byte before it to find
+//! the furthest end of a token starting there. The tries cannot hold keys with a zero byte; a
+//! piece holding one is not cut.
+//!
+//! Two things keep the search cheap where cuts do not pay. A candidate whose byte pair lies in no
+//! token is safe outright, and no token starting before it can reach past it, so the walks from
+//! the bytes before it are skipped (random 4-byte characters: nearly every candidate). And a
+//! segment that grows past [`GIVE_UP`] bytes without a cut ends the search: the rest of the piece
+//! is one segment (1 MB of `▁▁▁…` would otherwise walk the deep `▁…` branch from every byte).
+//! Fewer cuts never change the tokens; each cut made is safe on its own.
+
+use std::sync::OnceLock;
 
 use simdtok_kernels::{DoubleArray, Kernels};
 
 use crate::models::byte_bpe::PieceToken;
 use crate::models::self_merges::SelfMerges;
 
-/// The trie of the tokens that could span a cut.
+/// UTF-8 lead bytes of multi-byte characters: `0xC0..=0xFF`.
+const LEADS: usize = 64;
+
+/// The tokens that could span a cut, by the lead byte of the candidates inside them.
 #[derive(Debug)]
 pub struct SafeCuts {
-    trie: Option<DoubleArray>,
+    /// For each lead byte, the ids of the tokens holding a candidate pair that ends in it…
+    tokens: Vec<Vec<u32>>,
+    /// … and their trie, built on first use (`None`: none, or the build failed — no cut there).
+    tries: Vec<OnceLock<Option<DoubleArray>>>,
+    /// Bit `x << 8 | y`: some token has the candidate pair `x y` inside it.
+    pairs: Box<[u64]>,
 }
+
+/// A segment longer than this without a cut ends the search for cuts.
+const GIVE_UP: usize = 64;
 
 /// Whether `bytes[i - 1]` and `bytes[i]` are a non-ASCII byte then a UTF-8 lead byte: a
 /// boundary between two non-ASCII characters of valid UTF-8.
@@ -36,58 +60,106 @@ fn is_cut_candidate(bytes: &[u8], i: usize) -> bool {
     bytes[i - 1] >= 0x80 && bytes[i] >= 0xC0
 }
 
-/// Whether a cut candidate lies inside `token`.
-fn spans_a_candidate(token: &[u8]) -> bool {
-    (1..token.len()).any(|i| is_cut_candidate(token, i))
-}
-
 impl SafeCuts {
     /// Whether `piece` has a place where a cut could be (two non-ASCII characters in a row):
-    /// a piece without one is merged whole, and the trie need not be built for it.
+    /// a piece without one is merged whole, and the cut finder need not be built for it.
     pub fn has_candidate(piece: &[u8]) -> bool {
         (1..piece.len()).any(|i| is_cut_candidate(piece, i))
     }
 
-    /// The cut finder of a vocabulary (every token's bytes).
-    pub fn new<'a>(tokens: impl Iterator<Item = &'a [u8]>) -> SafeCuts {
-        let keys: Vec<(&[u8], u32)> = tokens
-            .filter(|t| spans_a_candidate(t) && !t.contains(&0))
-            .map(|t| (t, 0))
-            .collect();
-        // A duplicate key is harmless here (the caller's vocabulary has none); any build error
-        // only means no piece is cut.
-        let trie = if keys.is_empty() {
-            None
-        } else {
-            DoubleArray::build(&keys).ok()
-        };
-        SafeCuts { trie }
+    /// The cut finder of a vocabulary: every token's id and bytes. Cheap (one pass over the
+    /// non-ASCII tokens, done with the model's load); the tries are built when first needed,
+    /// from the same bytes (`token` in [`SafeCuts::segments`]).
+    pub fn new<'a>(tokens: impl Iterator<Item = (u32, &'a [u8])>) -> SafeCuts {
+        let mut by_lead: Vec<Vec<u32>> = vec![Vec::new(); LEADS];
+        let mut pairs = vec![0u64; 1 << 10].into_boxed_slice();
+        for (id, t) in tokens.filter(|(_, t)| !t.is_ascii() && !t.contains(&0)) {
+            let mut leads = 0u64;
+            for i in (1..t.len()).filter(|&i| is_cut_candidate(t, i)) {
+                let bit = (t[i - 1] as usize) << 8 | t[i] as usize;
+                pairs[bit / 64] |= 1 << (bit % 64);
+                leads |= 1 << (t[i] - 0xC0);
+            }
+            for lead in (0..LEADS).filter(|&l| leads & (1 << l) != 0) {
+                by_lead[lead].push(id);
+            }
+        }
+        SafeCuts {
+            tokens: by_lead,
+            tries: (0..LEADS).map(|_| OnceLock::new()).collect(),
+            pairs,
+        }
+    }
+
+    /// Whether some token has `piece[i - 1] piece[i]` inside it.
+    #[inline]
+    fn pair_in_a_token(&self, piece: &[u8], i: usize) -> bool {
+        let bit = (piece[i - 1] as usize) << 8 | piece[i] as usize;
+        self.pairs[bit / 64] & (1 << (bit % 64)) != 0
+    }
+
+    /// The trie of the tokens holding a candidate pair that ends in `lead`.
+    fn trie<'a>(&self, lead: u8, token: impl Fn(u32) -> &'a [u8]) -> Option<&DoubleArray> {
+        let l = (lead - 0xC0) as usize;
+        self.tries[l]
+            .get_or_init(|| {
+                let keys: Vec<(&[u8], u32)> =
+                    self.tokens[l].iter().map(|&id| (token(id), 0)).collect();
+                // The vocabulary has no duplicates; any build error only means no cut here.
+                (!keys.is_empty())
+                    .then(|| DoubleArray::build(&keys).ok())
+                    .flatten()
+            })
+            .as_ref()
     }
 
     /// The segments of `piece` between its safe cuts, as `[start, end)` byte ranges in order,
-    /// into `out` (cleared first); one segment when there is no cut.
-    pub fn segments(&self, kernels: &Kernels, piece: &[u8], out: &mut Vec<(u32, u32)>) {
+    /// into `out` (cleared first); one segment when there is no cut. `token` gives the bytes of
+    /// an id given to [`SafeCuts::new`].
+    pub fn segments<'a>(
+        &self,
+        kernels: &Kernels,
+        piece: &[u8],
+        out: &mut Vec<(u32, u32)>,
+        token: impl Fn(u32) -> &'a [u8],
+    ) {
         out.clear();
         let n = piece.len();
-        let Some(trie) = &self.trie else {
-            out.push((0, n as u32));
-            return;
-        };
         if piece.contains(&0) {
             out.push((0, n as u32));
             return;
         }
-        // The furthest end of a token (of the trie) starting before `i`.
-        let mut reach = 0usize;
+        // Per lead byte, the bytes walked in its trie and the furthest end of a token found;
+        // bytes before `floor` need no walk: no token starting there reaches past it.
+        let mut walked = [0usize; LEADS];
+        let mut reach = [0usize; LEADS];
+        let mut floor = 0usize;
         let mut start = 0usize;
-        for i in 0..n {
-            if i > start && reach <= i && is_cut_candidate(piece, i) {
-                out.push((start as u32, i as u32));
-                start = i;
+        for i in 1..n {
+            if !is_cut_candidate(piece, i) {
+                continue;
             }
-            kernels.trie_prefix_walk(trie, &piece[i..], |len, _| {
-                reach = reach.max(i + len as usize);
-            });
+            if i - start > GIVE_UP {
+                break;
+            }
+            if self.pair_in_a_token(piece, i) {
+                let l = (piece[i] - 0xC0) as usize;
+                let Some(trie) = self.trie(piece[i], &token) else {
+                    break;
+                };
+                for j in walked[l].max(floor)..i {
+                    kernels.trie_prefix_walk(trie, &piece[j..], |len, _| {
+                        reach[l] = reach[l].max(j + len as usize);
+                    });
+                }
+                walked[l] = i;
+                if reach[l] > i {
+                    continue;
+                }
+            }
+            floor = i;
+            out.push((start as u32, i as u32));
+            start = i;
         }
         out.push((start as u32, n as u32));
     }
@@ -95,20 +167,22 @@ impl SafeCuts {
     /// Appends the tokens of `piece` to `out`, merging each segment on its own with `merge` (a
     /// model's merging from single bytes). A segment that is a token (`token_of`) is that token
     /// only if its own merges make it (`self_merges`): the whole-piece rules (tiktoken's, and
-    /// `ignore_merges`) are about pieces, not segments. `segments` is a buffer.
+    /// `ignore_merges`) are about pieces, not segments. `segments` is a buffer; `token` as in
+    /// [`SafeCuts::segments`].
     #[allow(clippy::too_many_arguments)]
-    pub fn merge_segments<S>(
+    pub fn merge_segments<'a, S>(
         &self,
         kernels: &Kernels,
         piece: &[u8],
         segments: &mut Vec<(u32, u32)>,
         scratch: &mut S,
         out: &mut Vec<PieceToken>,
+        token: impl Fn(u32) -> &'a [u8],
         token_of: impl Fn(&[u8]) -> Option<u32>,
         self_merges: &SelfMerges,
         merge: impl Fn(&[u8], &mut S, &mut Vec<PieceToken>),
     ) {
-        self.segments(kernels, piece, segments);
+        self.segments(kernels, piece, segments, token);
         if segments.len() == 1 {
             return merge(piece, scratch, out);
         }
@@ -128,9 +202,19 @@ impl SafeCuts {
 mod tests {
     use super::*;
 
-    fn segments<'a>(cuts: &SafeCuts, piece: &'a str) -> Vec<&'a str> {
+    /// The cut finder of `vocab`, and the vocabulary for its `token` argument.
+    fn finder<T: AsRef<[u8]>>(vocab: &[T]) -> (SafeCuts, Vec<Vec<u8>>) {
+        let tokens: Vec<Vec<u8>> = vocab.iter().map(|t| t.as_ref().to_vec()).collect();
+        let cuts = SafeCuts::new(tokens.iter().enumerate().map(|(i, t)| (i as u32, &t[..])));
+        (cuts, tokens)
+    }
+
+    fn segments<'a>(cuts: &(SafeCuts, Vec<Vec<u8>>), piece: &'a str) -> Vec<&'a str> {
         let mut out = Vec::new();
-        cuts.segments(Kernels::scalar(), piece.as_bytes(), &mut out);
+        let (cuts, tokens) = cuts;
+        cuts.segments(Kernels::scalar(), piece.as_bytes(), &mut out, |id| {
+            &tokens[id as usize]
+        });
         out.iter()
             .map(|&(s, e)| &piece[s as usize..e as usize])
             .collect()
@@ -138,8 +222,7 @@ mod tests {
 
     #[test]
     fn cuts_where_no_token_spans() {
-        let vocab = ["日本", "本語", "語の", "ab", "の", "日", "a"];
-        let cuts = SafeCuts::new(vocab.iter().map(|t| t.as_bytes()));
+        let cuts = finder(&["日本", "本語", "語の", "ab", "の", "日", "a"]);
         // 日本語 chains (日本, 本語): no cut inside; の after 語 is joined by 語の.
         assert_eq!(segments(&cuts, "日本語の"), vec!["日本語の"]);
         assert_eq!(segments(&cuts, "日本日本"), vec!["日本", "日本"]);
@@ -153,10 +236,10 @@ mod tests {
     fn a_token_starting_mid_character_blocks_the_cut_it_spans() {
         // The last byte of 日 (0xA5) followed by the first of 本 (0xE6 …) is a token.
         let vocab: Vec<Vec<u8>> = vec![vec![0xA5, 0xE6], "日".into(), "本".into()];
-        let cuts = SafeCuts::new(vocab.iter().map(|t| &t[..]));
+        let cuts = finder(&vocab);
         assert_eq!(segments(&cuts, "日本日"), vec!["日本", "日"]);
         // Cuts fall between characters only, whether or not a character is a token.
-        let cuts = SafeCuts::new(["本日"].iter().map(|t| t.as_bytes()));
+        let cuts = finder(&["本日"]);
         assert_eq!(segments(&cuts, "日本語"), vec!["日", "本", "語"]);
     }
 
@@ -170,8 +253,21 @@ mod tests {
     }
 
     #[test]
+    fn a_long_stretch_without_a_cut_ends_the_search() {
+        let cuts = finder(&["日日"]);
+        let short = "日".repeat(10) + "本本";
+        assert_eq!(
+            segments(&cuts, &short),
+            vec![&"日".repeat(10)[..], "本", "本"]
+        );
+        // 30 characters (90 bytes) that 日日 spans everywhere: the search gives up before 本.
+        let long = "日".repeat(30) + "本本";
+        assert_eq!(segments(&cuts, &long), vec![&long[..]]);
+    }
+
+    #[test]
     fn pieces_with_a_zero_byte_are_not_cut() {
-        let cuts = SafeCuts::new(["日本"].iter().map(|t| t.as_bytes()));
+        let cuts = finder(&["日本"]);
         assert_eq!(segments(&cuts, "日日\0日"), vec!["日日\0日"]);
         assert_eq!(segments(&cuts, "日日"), vec!["日", "日"]);
     }

@@ -6,7 +6,6 @@
 
 use std::cell::RefCell;
 use std::collections::HashMap;
-use std::sync::OnceLock;
 
 use serde_json::Value;
 use simdtok_kernels::Kernels;
@@ -60,9 +59,9 @@ pub struct HfSpmBpe {
     /// Whether the text may be cut into words before each `▁` that follows another character
     /// (see [`HfSpmBpe::encode_text`]).
     cut_at_spaces: bool,
-    /// Where long words can be cut ([`SafeCuts`], built on first use); `None` when cuts could
-    /// change the tokens (see [`HfSpmBpe::from_json`]).
-    cuts: Option<OnceLock<SafeCuts>>,
+    /// Where long words can be cut ([`SafeCuts`]); `None` when cuts could change the tokens
+    /// (see [`HfSpmBpe::from_json`]).
+    cuts: Option<SafeCuts>,
     /// A whole text that is an entry is that entry (the model's `ignore_merges`).
     ignore_merges: bool,
     cache_owner: usize,
@@ -307,7 +306,7 @@ impl HfSpmBpe {
             byte_fallback.is_some() || unk.is_some_and(|(_, fuse)| !fuse);
         let cuts = (no_char_dropped_or_fused
             && !m.merges.iter().any(|(a, b)| inert(a) || inert(b)))
-        .then(OnceLock::new);
+        .then(|| SafeCuts::new(m.vocab.iter().map(|(t, id)| (*id, t.as_bytes()))));
         let vocab = m
             .vocab
             .into_iter()
@@ -534,9 +533,9 @@ impl HfSpmBpe {
         tokens.clear();
         match &self.cuts {
             Some(cuts) if word.len() > CUT_ABOVE && SafeCuts::has_candidate(word) => {
-                let cuts =
-                    cuts.get_or_init(|| SafeCuts::new(self.vocab_strings().map(|t| t.as_bytes())));
-                cuts.segments(self.kernels, word, segments);
+                cuts.segments(self.kernels, word, segments, |id| {
+                    self.id_to_token(id).unwrap_or_default().as_bytes()
+                });
                 for &(s, e) in segments.iter() {
                     self.merge_chars(&word[s as usize..e as usize], merge, tokens);
                 }
@@ -607,13 +606,6 @@ impl HfSpmBpe {
             merge.lens.push(ulen);
         }
         self.bpe.merge_symbols(merge, tokens);
-    }
-
-    /// The strings of the vocabulary entries (added tokens excluded).
-    fn vocab_strings(&self) -> impl Iterator<Item = &str> {
-        (0..self.token_strings.len() as u32)
-            .filter(|&id| self.bpe.token_bytes(id).is_some())
-            .filter_map(|id| self.id_to_token(id))
     }
 
     /// The string of `id`.
