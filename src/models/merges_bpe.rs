@@ -55,6 +55,10 @@ pub struct MergesBpe {
     merges: HashMap<u64, (u32, u32), PairHash>,
     /// The id of each byte's symbol.
     byte_ids: [u32; 256],
+    /// The listed merge of each pair of single-byte symbols, `(rank, merged id)` by
+    /// `first << 8 | second` (`(NONE, NONE)` when not listed): the first round of a byte-level
+    /// piece's pairs without hashing.
+    byte_pairs: Box<[(u32, u32)]>,
     /// The id of every vocabulary entry, by its bytes.
     by_bytes: TokenTable,
     /// A piece in the vocabulary is that token, merges or not.
@@ -183,6 +187,7 @@ impl MergesBpe {
             }
         }
         let mut map = HashMap::with_capacity_and_hasher(merges.len(), PairHash);
+        let mut byte_pairs = vec![(NONE, NONE); 1 << 16].into_boxed_slice();
         for (rank, (a, b)) in merges.into_iter().enumerate() {
             let id = |t: &[u8]| {
                 by_bytes.get(t).copied().ok_or_else(|| {
@@ -193,17 +198,24 @@ impl MergesBpe {
                 })
             };
             let (ia, ib) = (id(&a)?, id(&b)?);
+            let bytes = (a.len() == 1 && b.len() == 1).then(|| (a[0], b[0]));
             let mut joined = a;
             joined.extend_from_slice(&b);
             let new = id(&joined)?;
             // A pair listed twice keeps its first (lowest) rank.
-            map.entry(key(ia, ib)).or_insert((rank as u32, new));
+            let merge = *map.entry(key(ia, ib)).or_insert((rank as u32, new));
+            if let Some((x, y)) = bytes
+                && byte_pairs[(x as usize) << 8 | y as usize].0 == NONE
+            {
+                byte_pairs[(x as usize) << 8 | y as usize] = merge;
+            }
         }
         Ok(MergesBpe {
             merges: map,
             byte_ids,
             by_bytes: TokenTable::new(by_bytes.iter().map(|(b, &id)| (&b[..], id))),
             ignore_merges,
+            byte_pairs,
             self_merges: SelfMerges::new(size),
             cuts,
             kernels,
@@ -287,6 +299,23 @@ impl MergesBpe {
 
     /// The merges of `piece` from one symbol per byte.
     fn merge_bytes(&self, piece: &[u8], scratch: &mut MergeScratch, out: &mut Vec<PieceToken>) {
+        if piece.len() <= SHORT {
+            let parts = &mut scratch.parts;
+            parts.clear();
+            for (i, &b) in piece.iter().enumerate() {
+                let (rank, new) = match piece.get(i + 1) {
+                    Some(&next) => self.byte_pairs[(b as usize) << 8 | next as usize],
+                    None => (NONE, NONE),
+                };
+                parts.push(Part {
+                    id: self.byte_ids[b as usize],
+                    len: 1,
+                    rank,
+                    new,
+                });
+            }
+            return self.scan_merges(parts, out);
+        }
         scratch.ids.clear();
         scratch.lens.clear();
         scratch
@@ -329,6 +358,12 @@ impl MergesBpe {
             };
             parts.push(Part { id, len, rank, new });
         }
+        self.scan_merges(parts, out);
+    }
+
+    /// Merges `parts` (each with its pair's merge), the lowest rank first, the leftmost of equal
+    /// ranks, and appends the resulting tokens to `out`.
+    fn scan_merges(&self, parts: &mut Vec<Part>, out: &mut Vec<PieceToken>) {
         loop {
             let mut min = (NONE, 0usize);
             for (i, p) in parts.iter().enumerate() {
@@ -537,6 +572,10 @@ mod tests {
                 let short = run(false, &mut scratch);
                 let queued = run(true, &mut scratch);
                 assert_eq!(short, queued, "{:?}", String::from_utf8_lossy(&piece));
+                // From bytes: the first round's pairs come from the flat byte-pair table.
+                let mut from_bytes = Vec::new();
+                bpe.merge_bytes(&piece, &mut scratch, &mut from_bytes);
+                assert_eq!(from_bytes, short, "{:?}", String::from_utf8_lossy(&piece));
             }
         }
     }
