@@ -42,6 +42,8 @@ pub struct ByteBpe {
     self_merges: SelfMerges,
     /// Where long pieces can be cut (its tries built on first use).
     cuts: SafeCuts,
+    /// The length of the longest token.
+    longest_token: usize,
     kernels: &'static Kernels,
 }
 
@@ -63,6 +65,8 @@ pub struct BpeScratch {
     rank: Vec<u32>,
     queue: RankQueue,
     segments: Vec<(u32, u32)>,
+    /// The rank of each run length of the repeated byte, for [`ByteBpe::merge_long`].
+    run_ranks: Vec<u32>,
 }
 
 impl ByteBpe {
@@ -103,6 +107,7 @@ impl ByteBpe {
             pair_ranks[(b[0] as usize) << 8 | b[1] as usize] = r;
         }
         let ranks = TokenTable::new(ranks.iter().map(|(b, &r)| (&b[..], r)));
+        let longest_token = tokens.iter().flatten().map(|t| t.len()).max().unwrap_or(0);
         Ok(ByteBpe {
             ranks,
             byte_ranks,
@@ -110,6 +115,7 @@ impl ByteBpe {
             self_merges: SelfMerges::new(tokens.len()),
             tokens,
             cuts,
+            longest_token,
             kernels,
         })
     }
@@ -228,30 +234,68 @@ impl ByteBpe {
         }
     }
 
-    /// The same merges, with a heap of (rank, start) over a linked list of parts.
+    /// The same merges, with a queue of (rank, start) over a linked list of parts.
     fn merge_long(&self, piece: &[u8], scratch: &mut BpeScratch, out: &mut Vec<PieceToken>) {
-        let n = piece.len();
+        let first = piece[0];
+        if !piece.iter().all(|&b| b == first) {
+            let rank = |s: usize, e: usize| self.rank_or_none(&piece[s..e]);
+            let mut queue = std::mem::take(&mut scratch.queue);
+            queue.clear();
+            self.merge_linked(piece.len(), scratch, &mut queue, out, rank, rank);
+            scratch.queue = queue;
+            return;
+        }
+        // One byte repeated (a line of `=`, a run of spaces): every part is that byte repeated,
+        // so a part's rank depends on its length alone — a table, not a hash. The queue is keyed
+        // by the rank's place among the run's token ranks (the same order): a few small ranks,
+        // so its buckets stay in cache.
+        let longest = self.longest_token.min(piece.len());
+        let mut ranks = std::mem::take(&mut scratch.run_ranks);
+        ranks.clear();
+        ranks.push(NONE);
+        ranks.extend((1..=longest).map(|k| self.rank_or_none(&piece[..k])));
+        let mut sorted: Vec<u32> = ranks.iter().copied().filter(|&r| r != NONE).collect();
+        sorted.sort_unstable();
+        let order: Vec<u32> = ranks
+            .iter()
+            .map(|r| match sorted.binary_search(r) {
+                Ok(i) => i as u32,
+                Err(_) => NONE,
+            })
+            .collect();
+        let key = |s: usize, e: usize| order.get(e - s).copied().unwrap_or(NONE);
+        let id = |s: usize, e: usize| ranks.get(e - s).copied().unwrap_or(NONE);
+        let mut queue = std::mem::take(&mut scratch.queue);
+        queue.clear();
+        self.merge_linked(piece.len(), scratch, &mut queue, out, key, id);
+        scratch.queue = queue;
+        scratch.run_ranks = ranks;
+    }
+
+    /// The merges of a piece of `n` bytes over a linked list of parts and `queue` (empty): the
+    /// byte range `[s, e)` is merged by the order of `rank_of(s, e)` (`NONE` when it is not a
+    /// token; any order-preserving map of the ranks) and is token `id_of(s, e)`.
+    fn merge_linked(
+        &self,
+        n: usize,
+        scratch: &mut BpeScratch,
+        queue: &mut RankQueue,
+        out: &mut Vec<PieceToken>,
+        rank_of: impl Fn(usize, usize) -> u32,
+        id_of: impl Fn(usize, usize) -> u32,
+    ) {
         let BpeScratch {
-            next,
-            prev,
-            rank,
-            queue,
-            ..
+            next, prev, rank, ..
         } = scratch;
         next.clear();
         prev.clear();
         rank.clear();
-        queue.clear();
         // Part starting at byte i (while alive): next[i] is the start of the next part (n for
         // none), rank[i] the rank of merging it with that part.
         next.extend(1..=n as u32);
         prev.extend((0..n as u32).map(|i| i.wrapping_sub(1)));
         for i in 0..n {
-            let r = if i + 1 < n {
-                self.pair_ranks[(piece[i] as usize) << 8 | piece[i + 1] as usize]
-            } else {
-                NONE
-            };
+            let r = if i + 1 < n { rank_of(i, i + 2) } else { NONE };
             rank.push(r);
             if r != NONE {
                 queue.push(r, i as u64);
@@ -264,8 +308,7 @@ impl ByteBpe {
             if mid as usize >= n {
                 return NONE;
             }
-            let end = next[mid as usize];
-            self.rank_or_none(&piece[start as usize..end as usize])
+            rank_of(start as usize, next[mid as usize] as usize)
         };
         while let Some((r, start)) = queue.pop() {
             let start = start as u32;
@@ -299,7 +342,7 @@ impl ByteBpe {
         while s < n {
             let e = next[s] as usize;
             out.push(PieceToken {
-                id: self.rank(&piece[s..e]).expect("every part is a token"),
+                id: id_of(s, e),
                 len: (e - s) as u32,
             });
             s = e;
@@ -404,6 +447,35 @@ mod tests {
                 bpe.merge_cut(&piece, &mut scratch, &mut cut);
                 bpe.merge(&piece, &mut scratch, &mut whole);
                 assert_eq!(cut, whole, "{:?}", String::from_utf8_lossy(&piece));
+            }
+        }
+    }
+
+    #[test]
+    fn runs_of_one_byte_match_the_general_merge() {
+        // Run lengths whose ranks are out of length order (4 before 3, 7 before 5, …).
+        let mut extra: Vec<Vec<u8>> = [2, 4, 8, 3, 7, 16, 5, 11, 6, 32, 9]
+            .iter()
+            .map(|&k| vec![b' '; k])
+            .collect();
+        extra.extend([b"aa".to_vec(), b"aaaa".to_vec(), b"aaa".to_vec()]);
+        let extra: Vec<&[u8]> = extra.iter().map(|t| &t[..]).collect();
+        let bpe = table(&extra);
+        let mut scratch = BpeScratch::default();
+        for byte in [b' ', b'a', b'b'] {
+            for n in 1..400 {
+                let piece = vec![byte; n];
+                let mut run = Vec::new();
+                bpe.merge_long(&piece, &mut scratch, &mut run);
+                let rank = |s: usize, e: usize| bpe.rank_or_none(&piece[s..e]);
+                let (mut general, mut queue) = (Vec::new(), RankQueue::default());
+                bpe.merge_linked(n, &mut scratch, &mut queue, &mut general, rank, rank);
+                assert_eq!(run, general, "{:?} × {n}", byte as char);
+                if n <= SHORT_PIECE {
+                    let mut short = Vec::new();
+                    bpe.merge_short(&piece, &mut scratch, &mut short);
+                    assert_eq!(run, short, "{:?} × {n}", byte as char);
+                }
             }
         }
     }
