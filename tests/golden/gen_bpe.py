@@ -38,17 +38,14 @@ no_truncation()):
 
 and writes one gzip-compressed JSON-lines file per configuration: `<out>/<name>.jsonl.gz`.  The
 format is documented in tests/golden/README.md (sections "File format" and "Byte-level BPE");
-keep them in sync.  Output is byte-for-byte deterministic.
+keep them in sync.  Output is byte-for-byte deterministic; --check compares it with the committed
+files and writes nothing.  The driver (arguments, case loop, writing and --check) is
+gen_sentencepiece.run_generator.
 """
 
-import argparse
-import gzip
-import io
 import json
 import os
-import platform
 import sys
-import time
 
 # Never download or cache anything: tiktoken's loaders read local paths directly when this is "".
 os.environ["TIKTOKEN_CACHE_DIR"] = ""
@@ -57,8 +54,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 sys.dont_write_bytecode = True  # no __pycache__ next to the goldens
-import gen_sentencepiece as spg  # noqa: E402  (shared inputs, digests and storage rules)
-import gen_wordpiece as wpg  # noqa: E402  (WordPiece edge cases, offset conversion)
+import gen_sentencepiece as spg  # noqa: E402  (shared inputs, digests, storage rules, driver)
+import gen_wordpiece as wpg  # noqa: E402  (WordPiece edge cases, HfRef, tokenizer.json loading)
 
 FORMAT = 1
 EXPECTED_TIKTOKEN = "0.14.0"
@@ -363,11 +360,6 @@ def tiktoken_spec(name):
     return spec
 
 
-def sha256_file(path):
-    with open(path, "rb") as f:
-        return spg.sha256_hex(f.read())
-
-
 def summarize_hf(path):
     """A compact summary of a tokenizer.json pipeline (for the header)."""
     with open(path, encoding="utf-8") as f:
@@ -402,6 +394,8 @@ def summarize_hf(path):
 
 
 class TiktokenRef:
+    pieces_key = "pieces_hex"
+
     def __init__(self, config, data):
         import tiktoken
         import tiktoken.load
@@ -413,7 +407,7 @@ class TiktokenRef:
             ranks = tiktoken.load.data_gym_to_mergeable_bpe_ranks(
                 vocab_bpe_file=bpe_path, encoder_json_file=enc_path)
             self.model_path = enc_path
-            self.extra_header = {"vocab_bpe_sha256": sha256_file(bpe_path)}
+            self.extra_header = {"vocab_bpe_sha256": spg.sha256_file(bpe_path)}
             location = config["encoder_json"]
         else:
             self.model_path = resolve(config["file"], data)
@@ -462,207 +456,39 @@ class TiktokenRef:
         return {"allowed_special_ids": ids}
 
 
-class HfRef:
+class HfRef(wpg.HfRef):
+    """run() and extra() (special_ids) as gen_wordpiece's."""
+
     def __init__(self, config, data):
         import tokenizers
         self.version = tokenizers.__version__
         self.model_path = resolve(config["file"], data)
         self.location = config["file"]
-        tok = tokenizers.Tokenizer.from_file(self.model_path)
-        tok.no_padding()
-        tok.no_truncation()
-        if tok.padding is not None or tok.truncation is not None:
-            raise AssertionError("padding or truncation left on")
-        self.tok = tok
+        self.tok = wpg.load_tokenizer_json(self.model_path)
         self.header = {"tokenizers": self.version, "pipeline": summarize_hf(self.model_path)}
 
-    def run(self, text):
-        return wpg.reference(self.tok, text)
 
-    def extra(self, text, big):
-        if big:
-            return {}
-        return {"special_ids": list(self.tok.encode(text, add_special_tokens=True).ids)}
-
-
-def put_outputs(rec, text, ids, pieces, spans, decoded, mode, pieces_key):
-    """gen_sentencepiece.put_outputs, with the pieces fields renamed for tiktoken (pieces_hex,
-    pieces_hex_sha256, pieces_hex_head, pieces_hex_tail)."""
-    tmp = {}
-    spg.put_outputs(tmp, text, ids, pieces, spans, decoded, mode)
-    for k, v in tmp.items():
-        if k.startswith("pieces"):
-            k = pieces_key + k[len("pieces"):]
-        rec[k] = v
-
-
-def run_case(ref, cname, name, text):
-    """ref.run(text), or the error of a known failure (None when it succeeded)."""
-    known = KNOWN_FAILURES.get((cname, name))
-    if known is None:
-        return ref.run(text), None
-    # Silence the Rust panic message of the known failure.
-    sys.stderr.flush()
-    saved = os.dup(2)
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, 2)
-    try:
-        out = ref.run(text)
-        err = None
-    except BaseException as e:  # pyo3 PanicException derives from BaseException
-        out, err = None, "%s: %s" % (type(e).__name__, e)
-    finally:
-        os.dup2(saved, 2)
-        os.close(saved)
-        os.close(devnull)
-    if err is None:
-        sys.exit("error: %s / %s was expected to fail (%s) but did not; update KNOWN_FAILURES"
-                 % (cname, name, known))
-    if known not in err:
-        sys.exit("error: %s / %s failed with %r, expected %r" % (cname, name, err, known))
-    return None, err
+def make_ref(cname, config, data):
+    ref = (TiktokenRef if config["loader"].startswith("tiktoken") else HfRef)(config, data)
+    header = {
+        "name": cname,
+        "model": os.path.basename(ref.model_path),
+        "model_sha256": spg.sha256_file(ref.model_path),
+        "format": FORMAT,
+        "model_location": ref.location,
+        "config": config,
+    }
+    header.update(ref.header)
+    ref.header = header
+    return ref
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--data", default=os.path.join(REPO, "..", "shared", "data"),
-                    help="shared test data directory (default: <repo>/../shared/data)")
-    ap.add_argument("--out", default=os.path.join(HERE, "bpe"),
-                    help="output directory (default: tests/golden/bpe)")
-    ap.add_argument("--models", default="",
-                    help="comma-separated configuration names to generate (default: all): "
-                         + ", ".join(n for n, _ in CONFIGS))
-    ap.add_argument("--check", action="store_true",
-                    help="write nothing; exit 1 unless the existing golden files hold exactly the "
-                         "JSON lines this run produces")
-    args = ap.parse_args()
-
-    import tiktoken
-    import tokenizers
-    for mod, want in ((tiktoken, EXPECTED_TIKTOKEN), (tokenizers, EXPECTED_TOKENIZERS)):
-        have = getattr(mod, "__version__", "unknown")
-        if have != want:
-            print("warning: %s %s installed; the committed goldens were made with %s "
-                  "(pip install %s==%s)" % (mod.__name__, have, want, mod.__name__, want),
-                  file=sys.stderr)
-
-    data = os.path.abspath(args.data)
-    corpora_dir = os.path.join(data, "corpora")
-    for name, _ in spg.CORPORA:
-        if not os.path.isfile(os.path.join(corpora_dir, name)):
-            sys.exit("error: corpus %s not found under %s (pass --data)" % (name, corpora_dir))
-
-    # Corpus cases (same for every configuration, and the same as the SentencePiece ones).
-    corpus_cases = []
-    corpora_sha = {}
-    for name, policy in spg.CORPORA:
-        raw, lines = spg.read_lines(os.path.join(corpora_dir, name))
-        corpora_sha[name] = {"sha256": spg.sha256_hex(raw), "lines": len(lines), "policy": policy}
-        for s, e in spg.select_ranges(lines, spg.SAMPLING[policy]):
-            corpus_cases.append((name, policy, s, e, spg.case_text(lines, s, e)))
-
-    edge_cases = ([(n, t, None) for n, t in spg.EDGE_TEXT + wpg.WP_EDGE_TEXT + BPE_EDGE_TEXT]
-                  + [(n, spg.build_gen(p), p)
-                     for n, p in spg.EDGE_GEN + wpg.WP_EDGE_GEN + BPE_EDGE_GEN])
-    names = [n for n, _, _ in edge_cases]
-    if len(set(names)) != len(names):
-        sys.exit("error: duplicate edge case names")
-    for (cname, name) in KNOWN_FAILURES:
-        if name not in names or cname not in {n for n, _ in CONFIGS}:
-            sys.exit("error: KNOWN_FAILURES names an unknown case %s / %s" % (cname, name))
-
-    only = set(filter(None, args.models.split(",")))
-    unknown = only - {n for n, _ in CONFIGS}
-    if unknown:
-        sys.exit("error: unknown configuration(s) %s" % ", ".join(sorted(unknown)))
-    if not args.check:
-        os.makedirs(args.out, exist_ok=True)
-    differ = []
-    t_all = time.time()
-    for cname, config in CONFIGS:
-        if only and cname not in only:
-            continue
-        t0 = time.time()
-        is_tiktoken = config["loader"].startswith("tiktoken")
-        ref = TiktokenRef(config, data) if is_tiktoken else HfRef(config, data)
-        pieces_key = "pieces_hex" if is_tiktoken else "pieces"
-        model_sha = sha256_file(ref.model_path)
-        records = []
-        for corpus, policy, s, e, text in corpus_cases:
-            rec = {"source": "corpus", "corpus": corpus, "lines": [s, e],
-                   "text_sha256": spg.sha256_hex(text.encode("utf-8"))}
-            ids, pieces, spans, decoded = ref.run(text)
-            put_outputs(rec, text, ids, pieces, spans, decoded,
-                        "full_nodecode" if policy == "full" else "hash", pieces_key)
-            rec["decoded_eq_text"] = decoded == text
-            records.append(rec)
-        failures = []
-        for name, text, parts in edge_cases:
-            out, err = run_case(ref, cname, name, text)
-            if err is not None:
-                failures.append({"name": name, "error": err})
-                continue
-            ids, pieces, spans, decoded = out
-            rec = {"source": "edge", "name": name}
-            if parts is None:
-                rec["text"] = text
-            else:
-                rec["gen"] = {"parts": parts}
-            tb = text.encode("utf-8")
-            rec["text_sha256"] = spg.sha256_hex(tb)
-            rec["text_bytes"] = len(tb)
-            big = parts is not None or len(tb) > spg.BIG_TEXT_BYTES
-            put_outputs(rec, text, ids, pieces, spans, decoded, "big" if big else "full",
-                        pieces_key)
-            rec.update(ref.extra(text, big))
-            rec["decoded_eq_text"] = decoded == text
-            records.append(rec)
-        header = {
-            "name": cname,
-            "model": os.path.basename(ref.model_path),
-            "model_sha256": model_sha,
-            "format": FORMAT,
-            "model_location": ref.location,
-            "config": config,
-        }
-        header.update(ref.header)
-        header.update({
-            "generator": "tests/golden/gen_bpe.py",
-            "python": platform.python_version(),
-            "corpora": corpora_sha,
-            "sampling": spg.SAMPLING,
-            "big_text_bytes": spg.BIG_TEXT_BYTES,
-            "head_tail": spg.HEAD_TAIL,
-            "reference_failures": failures,
-            "n_cases": len(records),
-        })
-        buf = io.BytesIO()
-        with gzip.GzipFile(filename="", mode="wb", fileobj=buf, compresslevel=9, mtime=0) as gz:
-            for obj in [header] + records:
-                gz.write(json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
-                gz.write(b"\n")
-        out_path = os.path.join(args.out, cname + ".jsonl.gz")
-        status = ""
-        if args.check:
-            try:
-                # Compare the JSON lines, not the gzip bytes (those depend on the zlib build).
-                with gzip.open(out_path, "rb") as f:
-                    same = f.read() == gzip.decompress(buf.getvalue())
-            except OSError:
-                same = False
-            status = " (identical)" if same else " (DIFFERS)"
-            if not same:
-                differ.append(out_path)
-        else:
-            with open(out_path, "wb") as f:
-                f.write(buf.getvalue())
-        print("%s: %d cases (%d corpus, %d edge%s), %d bytes, %.1f s%s" % (
-            out_path, len(records), len(corpus_cases), len(records) - len(corpus_cases),
-            ", %d reference failure(s) left out" % len(failures) if failures else "",
-            len(buf.getvalue()), time.time() - t0, status), flush=True)
-    print("total %.1f s" % (time.time() - t_all))
-    if differ:
-        sys.exit("error: %d golden file(s) differ from a fresh run" % len(differ))
+    spg.run_generator(__doc__, "tests/golden/gen_bpe.py", "bpe", CONFIGS, make_ref,
+                      spg.EDGE_TEXT + wpg.WP_EDGE_TEXT + BPE_EDGE_TEXT,
+                      spg.EDGE_GEN + wpg.WP_EDGE_GEN + BPE_EDGE_GEN,
+                      [("tiktoken", EXPECTED_TIKTOKEN), ("tokenizers", EXPECTED_TOKENIZERS)],
+                      known_failures=KNOWN_FAILURES)
 
 
 if __name__ == "__main__":

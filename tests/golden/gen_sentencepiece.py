@@ -24,12 +24,16 @@ edge cases in EDGE_TEXT / EDGE_GEN below) it records the reference library's out
 
 and writes one gzip-compressed JSON-lines file per model: `<out>/<model-stem>.jsonl.gz`.  The
 format (line definition, chunking, recipes, hashing rules, fields) is documented in
-tests/golden/README.md; keep the two in sync.  Output is byte-for-byte deterministic.
+tests/golden/README.md; keep the two in sync.  Output is byte-for-byte deterministic; --check
+compares it with the committed files and writes nothing (exit 1 if one differs), --models picks
+some of the models.  run_generator below (arguments, case loop, writing and --check) is also the
+driver of gen_wordpiece.py and gen_bpe.py.
 """
 
 import argparse
 import gzip
 import hashlib
+import importlib
 import io
 import json
 import os
@@ -244,6 +248,9 @@ def build_gen(parts):
     return "".join(p["unit"] * p["times"] for p in parts)
 
 
+assert len(build_gen(dict(EDGE_GEN)["line_1MiB"]).encode("utf-8")) == _BIG_TOTAL
+
+
 # --------------------------------------------------------------------------------------------
 # Corpus lines
 # --------------------------------------------------------------------------------------------
@@ -403,24 +410,26 @@ def reference(sp, text):
     return ids, pieces, spans, decoded
 
 
-def put_outputs(rec, text, ids, pieces, spans, decoded, mode):
+def put_outputs(rec, text, ids, pieces, spans, decoded, mode, pieces_key="pieces"):
     """mode: 'full' (everything in full), 'full_nodecode' (ids/pieces/spans in full, decoded as a
     digest), 'big' (digests plus head/tail), 'hash' (digests only).  In every mode but 'full', the
-    decoded digest is left out when decoded == text (decoded_eq_text, set by the caller, says so)."""
+    decoded digest is left out when decoded == text (decoded_eq_text, set by the caller, says so).
+    pieces_key renames the pieces fields (gen_bpe.py's tiktoken files: pieces_hex,
+    pieces_hex_sha256, pieces_hex_head, pieces_hex_tail)."""
     rec["n_ids"] = len(ids)
     if mode in ("full", "full_nodecode"):
         rec["ids"] = ids
-        rec["pieces"] = pieces
+        rec[pieces_key] = pieces
         rec["spans"] = spans
     else:
         rec["ids_sha256"] = ids_digest(ids)
-        rec["pieces_sha256"] = pieces_digest(pieces)
+        rec[pieces_key + "_sha256"] = pieces_digest(pieces)
         rec["spans_sha256"] = spans_digest(spans)
         if mode == "big":
             rec["ids_head"] = ids[:HEAD_TAIL]
             rec["ids_tail"] = ids[-HEAD_TAIL:] if ids else []
-            rec["pieces_head"] = pieces[:HEAD_TAIL]
-            rec["pieces_tail"] = pieces[-HEAD_TAIL:] if pieces else []
+            rec[pieces_key + "_head"] = pieces[:HEAD_TAIL]
+            rec[pieces_key + "_tail"] = pieces[-HEAD_TAIL:] if pieces else []
             rec["spans_head"] = spans[:HEAD_TAIL]
             rec["spans_tail"] = spans[-HEAD_TAIL:] if spans else []
     if mode == "full":
@@ -432,25 +441,87 @@ def put_outputs(rec, text, ids, pieces, spans, decoded, mode):
         rec["decoded_bytes"] = len(decoded.encode("utf-8"))
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+# --------------------------------------------------------------------------------------------
+# The driver shared by the three generators (this file, gen_wordpiece.py, gen_bpe.py)
+# --------------------------------------------------------------------------------------------
+def sha256_file(path):
+    with open(path, "rb") as f:
+        return sha256_hex(f.read())
+
+
+def jsonl_gz(objs):
+    """Deterministic gzip-compressed JSON lines: no file name, mtime 0, level 9."""
+    buf = io.BytesIO()
+    with gzip.GzipFile(filename="", mode="wb", fileobj=buf, compresslevel=9, mtime=0) as gz:
+        for obj in objs:
+            gz.write(json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+            gz.write(b"\n")
+    return buf.getvalue()
+
+
+def run_case(ref, cname, name, text, known_failures):
+    """ref.run(text) and None, or None and the error of a failure listed in known_failures
+    ({(config, case name): substring of the error}); any other outcome of a listed case stops."""
+    known = known_failures.get((cname, name))
+    if known is None:
+        return ref.run(text), None
+    # Silence the (Rust panic) message of the known failure.
+    sys.stderr.flush()
+    saved = os.dup(2)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 2)
+    try:
+        out = ref.run(text)
+        err = None
+    except BaseException as e:  # pyo3 PanicException derives from BaseException
+        out, err = None, "%s: %s" % (type(e).__name__, e)
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(devnull)
+    if err is None:
+        sys.exit("error: %s / %s was expected to fail (%s) but did not; update KNOWN_FAILURES"
+                 % (cname, name, known))
+    if known not in err:
+        sys.exit("error: %s / %s failed with %r, expected %r" % (cname, name, err, known))
+    return None, err
+
+
+def run_generator(doc, generator, out_dir, configs, make_ref, edge_text, edge_gen, requires,
+                  models_what="configuration names", out_name=lambda name: name,
+                  known_failures=None):
+    """main() of a golden generator.  Parses --data, --out, --models, --check; for every selected
+    (name, config) of `configs`, ref = make_ref(name, config, data) (data: the absolute --data
+    directory) gives the reference outputs of the corpus samples (CORPORA) and of the edge cases
+    (edge_text, edge_gen), which are written, or compared with --check, as
+    `<out>/<out_name(name)>.jsonl.gz`.  The reference object has
+
+        ref.header          the header's first fields (model, versions, model_sha256, format, ...)
+        ref.run(text)       -> (ids, pieces, spans, decoded)
+        ref.extra(text, big) -> fields added to an edge case's record (optional)
+        ref.pieces_key      name of the pieces fields (optional, default "pieces")
+
+    `generator` is the script's path from the repository root (stored in the header); `requires`
+    lists (package, version the committed goldens were made with); known_failures (if not None)
+    is {(name, case name): substring of the error} and adds "reference_failures" to the header."""
+    ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     ap.add_argument("--data", default=os.path.join(REPO, "..", "shared", "data"),
                     help="shared test data directory (default: <repo>/../shared/data)")
-    ap.add_argument("--out", default=os.path.join(HERE, "sentencepiece"),
-                    help="output directory (default: tests/golden/sentencepiece)")
+    ap.add_argument("--out", default=os.path.join(HERE, out_dir),
+                    help="output directory (default: tests/golden/%s)" % out_dir)
     ap.add_argument("--models", default="",
-                    help="comma-separated model file names to generate (default: all)")
+                    help="comma-separated %s to generate (default: all): %s"
+                         % (models_what, ", ".join(n for n, _ in configs)))
     ap.add_argument("--check", action="store_true",
                     help="write nothing; exit 1 unless the existing golden files hold exactly the "
                          "JSON lines this run produces")
     args = ap.parse_args()
 
-    import sentencepiece as spm
-    version = getattr(spm, "__version__", "unknown")
-    if version != EXPECTED_SENTENCEPIECE:
-        print("warning: sentencepiece %s installed; the committed goldens were made with %s "
-              "(pip install sentencepiece==%s)" % (version, EXPECTED_SENTENCEPIECE,
-                                                   EXPECTED_SENTENCEPIECE), file=sys.stderr)
+    for package, want in requires:
+        have = getattr(importlib.import_module(package), "__version__", "unknown")
+        if have != want:
+            print("warning: %s %s installed; the committed goldens were made with %s "
+                  "(pip install %s==%s)" % (package, have, want, package, want), file=sys.stderr)
 
     data = os.path.abspath(args.data)
     corpora_dir = os.path.join(data, "corpora")
@@ -458,7 +529,7 @@ def main():
         if not os.path.isfile(os.path.join(corpora_dir, name)):
             sys.exit("error: corpus %s not found under %s (pass --data)" % (name, corpora_dir))
 
-    # Corpus cases (same for every model).
+    # Corpus cases (same for every configuration of every generator).
     corpus_cases = []
     corpora_sha = {}
     for name, policy in CORPORA:
@@ -467,42 +538,46 @@ def main():
         for s, e in select_ranges(lines, SAMPLING[policy]):
             corpus_cases.append((name, policy, s, e, case_text(lines, s, e)))
 
-    edge_cases = [(n, t, None) for n, t in EDGE_TEXT] + [(n, build_gen(p), p) for n, p in EDGE_GEN]
+    edge_cases = [(n, t, None) for n, t in edge_text] + [(n, build_gen(p), p) for n, p in edge_gen]
     names = [n for n, _, _ in edge_cases]
     if len(set(names)) != len(names):
         sys.exit("error: duplicate edge case names")
-    assert len(build_gen(dict(EDGE_GEN)["line_1MiB"]).encode("utf-8")) == _BIG_TOTAL
+    config_names = {n for n, _ in configs}
+    for (cname, name) in known_failures or {}:
+        if name not in names or cname not in config_names:
+            sys.exit("error: KNOWN_FAILURES names an unknown case %s / %s" % (cname, name))
 
     only = set(filter(None, args.models.split(",")))
+    unknown = only - config_names
+    if unknown:
+        sys.exit("error: unknown configuration(s) %s" % ", ".join(sorted(unknown)))
     if not args.check:
         os.makedirs(args.out, exist_ok=True)
     differ = []
-    for model_file, where in MODELS:
-        if only and model_file not in only:
+    t_all = time.time()
+    for cname, config in configs:
+        if only and cname not in only:
             continue
-        if where == "repo":
-            mpath = os.path.join(REPO, "tests", "data", "sentencepiece", model_file)
-            location = "repo:tests/data/sentencepiece/" + model_file
-        else:
-            mpath = os.path.join(data, "models", "sentencepiece", model_file)
-            location = "shared:models/sentencepiece/" + model_file
-        if not os.path.isfile(mpath):
-            sys.exit("error: model %s not found" % mpath)
-        with open(mpath, "rb") as f:
-            model_sha = sha256_hex(f.read())
         t0 = time.time()
-        sp = spm.SentencePieceProcessor(model_file=mpath)
-        stem = model_file[:-len(".model")]
+        ref = make_ref(cname, config, data)
+        pieces_key = getattr(ref, "pieces_key", "pieces")
+        extra = getattr(ref, "extra", lambda text, big: {})
         records = []
         for corpus, policy, s, e, text in corpus_cases:
             rec = {"source": "corpus", "corpus": corpus, "lines": [s, e],
                    "text_sha256": sha256_hex(text.encode("utf-8"))}
-            ids, pieces, spans, decoded = reference(sp, text)
+            ids, pieces, spans, decoded = ref.run(text)
             put_outputs(rec, text, ids, pieces, spans, decoded,
-                        "full_nodecode" if policy == "full" else "hash")
+                        "full_nodecode" if policy == "full" else "hash", pieces_key)
             rec["decoded_eq_text"] = decoded == text
             records.append(rec)
+        failures = []
         for name, text, parts in edge_cases:
+            out, err = run_case(ref, cname, name, text, known_failures or {})
+            if err is not None:
+                failures.append({"name": name, "error": err})
+                continue
+            ids, pieces, spans, decoded = out
             rec = {"source": "edge", "name": name}
             if parts is None:
                 rec["text"] = text
@@ -511,37 +586,32 @@ def main():
             tb = text.encode("utf-8")
             rec["text_sha256"] = sha256_hex(tb)
             rec["text_bytes"] = len(tb)
-            ids, pieces, spans, decoded = reference(sp, text)
             big = parts is not None or len(tb) > BIG_TEXT_BYTES
-            put_outputs(rec, text, ids, pieces, spans, decoded, "big" if big else "full")
+            put_outputs(rec, text, ids, pieces, spans, decoded, "big" if big else "full",
+                        pieces_key)
+            rec.update(extra(text, big))
             rec["decoded_eq_text"] = decoded == text
             records.append(rec)
-        header = {
-            "model": model_file,
-            "sentencepiece": version,
-            "model_sha256": model_sha,
-            "format": FORMAT,
-            "model_location": location,
-            "generator": "tests/golden/gen_sentencepiece.py",
+        header = dict(ref.header)
+        header.update({
+            "generator": generator,
             "python": platform.python_version(),
             "corpora": corpora_sha,
             "sampling": SAMPLING,
             "big_text_bytes": BIG_TEXT_BYTES,
             "head_tail": HEAD_TAIL,
-            "n_cases": len(records),
-        }
-        buf = io.BytesIO()
-        with gzip.GzipFile(filename="", mode="wb", fileobj=buf, compresslevel=9, mtime=0) as gz:
-            for obj in [header] + records:
-                gz.write(json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
-                gz.write(b"\n")
-        out_path = os.path.join(args.out, stem + ".jsonl.gz")
+        })
+        if known_failures is not None:
+            header["reference_failures"] = failures
+        header["n_cases"] = len(records)
+        blob = jsonl_gz([header] + records)
+        out_path = os.path.join(args.out, out_name(cname) + ".jsonl.gz")
         status = ""
         if args.check:
             try:
                 # Compare the JSON lines, not the gzip bytes (those depend on the zlib build).
                 with gzip.open(out_path, "rb") as f:
-                    same = f.read() == gzip.decompress(buf.getvalue())
+                    same = f.read() == gzip.decompress(blob)
             except OSError:
                 same = False
             status = " (identical)" if same else " (DIFFERS)"
@@ -549,12 +619,48 @@ def main():
                 differ.append(out_path)
         else:
             with open(out_path, "wb") as f:
-                f.write(buf.getvalue())
-        print("%s: %d cases (%d corpus, %d edge), %d bytes, %.1f s%s" % (
-            out_path, len(records), len(corpus_cases), len(edge_cases), len(buf.getvalue()),
-            time.time() - t0, status), flush=True)
+                f.write(blob)
+        print("%s: %d cases (%d corpus, %d edge%s), %d bytes, %.1f s%s" % (
+            out_path, len(records), len(corpus_cases), len(records) - len(corpus_cases),
+            ", %d reference failure(s) left out" % len(failures) if failures else "",
+            len(blob), time.time() - t0, status), flush=True)
+    print("total %.1f s" % (time.time() - t_all))
     if differ:
         sys.exit("error: %d golden file(s) differ from a fresh run" % len(differ))
+
+
+# --------------------------------------------------------------------------------------------
+# SentencePiece
+# --------------------------------------------------------------------------------------------
+class SentencePieceRef:
+    def __init__(self, model_file, where, data):
+        import sentencepiece as spm
+        if where == "repo":
+            mpath = os.path.join(REPO, "tests", "data", "sentencepiece", model_file)
+            location = "repo:tests/data/sentencepiece/" + model_file
+        else:
+            mpath = os.path.join(data, "models", "sentencepiece", model_file)
+            location = "shared:models/sentencepiece/" + model_file
+        if not os.path.isfile(mpath):
+            sys.exit("error: model %s not found" % mpath)
+        self.sp = spm.SentencePieceProcessor(model_file=mpath)
+        self.header = {
+            "model": model_file,
+            "sentencepiece": getattr(spm, "__version__", "unknown"),
+            "model_sha256": sha256_file(mpath),
+            "format": FORMAT,
+            "model_location": location,
+        }
+
+    def run(self, text):
+        return reference(self.sp, text)
+
+
+def main():
+    run_generator(__doc__, "tests/golden/gen_sentencepiece.py", "sentencepiece", MODELS,
+                  SentencePieceRef, EDGE_TEXT, EDGE_GEN,
+                  [("sentencepiece", EXPECTED_SENTENCEPIECE)],
+                  models_what="model file names", out_name=lambda name: name[:-len(".model")])
 
 
 if __name__ == "__main__":

@@ -24,23 +24,19 @@ For every configuration in CONFIGS and every input case it records the reference
 
 and writes one gzip-compressed JSON-lines file per configuration: `<out>/<name>.jsonl.gz`.  The
 format is documented in tests/golden/README.md (sections "File format" and "WordPiece"); keep them
-in sync.  Output is byte-for-byte deterministic.
+in sync.  Output is byte-for-byte deterministic; --check compares it with the committed files and
+writes nothing.  The driver (arguments, case loop, writing and --check) is
+gen_sentencepiece.run_generator.
 """
 
-import argparse
-import gzip
-import io
-import json
 import os
-import platform
 import sys
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 sys.dont_write_bytecode = True  # no __pycache__ next to the goldens
-import gen_sentencepiece as spg  # noqa: E402  (shared inputs, digests and storage rules)
+import gen_sentencepiece as spg  # noqa: E402  (shared inputs, digests, storage rules, driver)
 
 FORMAT = 1
 EXPECTED_TOKENIZERS = "0.23.3"
@@ -317,146 +313,58 @@ def reference(tok, text):
     return ids, pieces, spans, decoded
 
 
-def load(config):
+def load_tokenizer_json(path):
+    """tokenizers.Tokenizer.from_file(path) with padding and truncation switched off."""
     import tokenizers
-    if config["loader"] == "BertWordPieceTokenizer":
-        path = os.path.join(REPO, config["vocab"][len("repo:"):])
-        tok = tokenizers.BertWordPieceTokenizer(path, lowercase=config["lowercase"])
-    elif config["loader"] == "Tokenizer.from_file":
-        path = os.path.join(REPO, config["file"][len("repo:"):])
-        tok = tokenizers.Tokenizer.from_file(path)
-        tok.no_padding()
-        tok.no_truncation()
-    else:
-        raise ValueError(config["loader"])
+    tok = tokenizers.Tokenizer.from_file(path)
+    tok.no_padding()
+    tok.no_truncation()
     if tok.padding is not None or tok.truncation is not None:
         raise AssertionError("padding or truncation left on")
-    return path, tok
+    return tok
+
+
+class HfRef:
+    """Reference outputs of a Hugging Face tokenizer (self.tok), for gen_sentencepiece's driver.
+    Subclasses set self.tok and self.header."""
+
+    def run(self, text):
+        return reference(self.tok, text)
+
+    def extra(self, text, big):
+        if big:
+            return {}
+        return {"special_ids": list(self.tok.encode(text, add_special_tokens=True).ids)}
+
+
+class WordPieceRef(HfRef):
+    def __init__(self, name, config, data):
+        import tokenizers
+        if config["loader"] == "BertWordPieceTokenizer":
+            path = os.path.join(REPO, config["vocab"][len("repo:"):])
+            self.tok = tokenizers.BertWordPieceTokenizer(path, lowercase=config["lowercase"])
+            if self.tok.padding is not None or self.tok.truncation is not None:
+                raise AssertionError("padding or truncation left on")
+        elif config["loader"] == "Tokenizer.from_file":
+            path = os.path.join(REPO, config["file"][len("repo:"):])
+            self.tok = load_tokenizer_json(path)
+        else:
+            raise ValueError(config["loader"])
+        self.header = {
+            "name": name,
+            "model": os.path.basename(path),
+            "tokenizers": getattr(tokenizers, "__version__", "unknown"),
+            "model_sha256": spg.sha256_file(path),
+            "format": FORMAT,
+            "model_location": config.get("vocab") or config["file"],
+            "config": config,
+        }
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--data", default=os.path.join(REPO, "..", "shared", "data"),
-                    help="shared test data directory (default: <repo>/../shared/data)")
-    ap.add_argument("--out", default=os.path.join(HERE, "wordpiece"),
-                    help="output directory (default: tests/golden/wordpiece)")
-    ap.add_argument("--models", default="",
-                    help="comma-separated configuration names to generate (default: all): "
-                         + ", ".join(n for n, _ in CONFIGS))
-    ap.add_argument("--check", action="store_true",
-                    help="write nothing; exit 1 unless the existing golden files hold exactly the "
-                         "JSON lines this run produces")
-    args = ap.parse_args()
-
-    import tokenizers
-    version = getattr(tokenizers, "__version__", "unknown")
-    if version != EXPECTED_TOKENIZERS:
-        print("warning: tokenizers %s installed; the committed goldens were made with %s "
-              "(pip install tokenizers==%s)" % (version, EXPECTED_TOKENIZERS, EXPECTED_TOKENIZERS),
-              file=sys.stderr)
-
-    data = os.path.abspath(args.data)
-    corpora_dir = os.path.join(data, "corpora")
-    for name, _ in spg.CORPORA:
-        if not os.path.isfile(os.path.join(corpora_dir, name)):
-            sys.exit("error: corpus %s not found under %s (pass --data)" % (name, corpora_dir))
-
-    # Corpus cases (same for every configuration, and the same as the SentencePiece ones).
-    corpus_cases = []
-    corpora_sha = {}
-    for name, policy in spg.CORPORA:
-        raw, lines = spg.read_lines(os.path.join(corpora_dir, name))
-        corpora_sha[name] = {"sha256": spg.sha256_hex(raw), "lines": len(lines), "policy": policy}
-        for s, e in spg.select_ranges(lines, spg.SAMPLING[policy]):
-            corpus_cases.append((name, policy, s, e, spg.case_text(lines, s, e)))
-
-    edge_cases = ([(n, t, None) for n, t in spg.EDGE_TEXT + WP_EDGE_TEXT]
-                  + [(n, spg.build_gen(p), p) for n, p in spg.EDGE_GEN + WP_EDGE_GEN])
-    names = [n for n, _, _ in edge_cases]
-    if len(set(names)) != len(names):
-        sys.exit("error: duplicate edge case names")
-
-    only = set(filter(None, args.models.split(",")))
-    unknown = only - {n for n, _ in CONFIGS}
-    if unknown:
-        sys.exit("error: unknown configuration(s) %s" % ", ".join(sorted(unknown)))
-    if not args.check:
-        os.makedirs(args.out, exist_ok=True)
-    differ = []
-    for cname, config in CONFIGS:
-        if only and cname not in only:
-            continue
-        t0 = time.time()
-        mpath, tok = load(config)
-        with open(mpath, "rb") as f:
-            model_sha = spg.sha256_hex(f.read())
-        location = config.get("vocab") or config["file"]
-        records = []
-        for corpus, policy, s, e, text in corpus_cases:
-            rec = {"source": "corpus", "corpus": corpus, "lines": [s, e],
-                   "text_sha256": spg.sha256_hex(text.encode("utf-8"))}
-            ids, pieces, spans, decoded = reference(tok, text)
-            spg.put_outputs(rec, text, ids, pieces, spans, decoded,
-                            "full_nodecode" if policy == "full" else "hash")
-            rec["decoded_eq_text"] = decoded == text
-            records.append(rec)
-        for name, text, parts in edge_cases:
-            rec = {"source": "edge", "name": name}
-            if parts is None:
-                rec["text"] = text
-            else:
-                rec["gen"] = {"parts": parts}
-            tb = text.encode("utf-8")
-            rec["text_sha256"] = spg.sha256_hex(tb)
-            rec["text_bytes"] = len(tb)
-            ids, pieces, spans, decoded = reference(tok, text)
-            big = parts is not None or len(tb) > spg.BIG_TEXT_BYTES
-            spg.put_outputs(rec, text, ids, pieces, spans, decoded, "big" if big else "full")
-            if not big:
-                rec["special_ids"] = list(tok.encode(text, add_special_tokens=True).ids)
-            rec["decoded_eq_text"] = decoded == text
-            records.append(rec)
-        header = {
-            "name": cname,
-            "model": os.path.basename(mpath),
-            "tokenizers": version,
-            "model_sha256": model_sha,
-            "format": FORMAT,
-            "model_location": location,
-            "config": config,
-            "generator": "tests/golden/gen_wordpiece.py",
-            "python": platform.python_version(),
-            "corpora": corpora_sha,
-            "sampling": spg.SAMPLING,
-            "big_text_bytes": spg.BIG_TEXT_BYTES,
-            "head_tail": spg.HEAD_TAIL,
-            "n_cases": len(records),
-        }
-        buf = io.BytesIO()
-        with gzip.GzipFile(filename="", mode="wb", fileobj=buf, compresslevel=9, mtime=0) as gz:
-            for obj in [header] + records:
-                gz.write(json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
-                gz.write(b"\n")
-        out_path = os.path.join(args.out, cname + ".jsonl.gz")
-        status = ""
-        if args.check:
-            try:
-                # Compare the JSON lines, not the gzip bytes (those depend on the zlib build).
-                with gzip.open(out_path, "rb") as f:
-                    same = f.read() == gzip.decompress(buf.getvalue())
-            except OSError:
-                same = False
-            status = " (identical)" if same else " (DIFFERS)"
-            if not same:
-                differ.append(out_path)
-        else:
-            with open(out_path, "wb") as f:
-                f.write(buf.getvalue())
-        print("%s: %d cases (%d corpus, %d edge), %d bytes, %.1f s%s" % (
-            out_path, len(records), len(corpus_cases), len(edge_cases), len(buf.getvalue()),
-            time.time() - t0, status), flush=True)
-    if differ:
-        sys.exit("error: %d golden file(s) differ from a fresh run" % len(differ))
+    spg.run_generator(__doc__, "tests/golden/gen_wordpiece.py", "wordpiece", CONFIGS, WordPieceRef,
+                      spg.EDGE_TEXT + WP_EDGE_TEXT, spg.EDGE_GEN + WP_EDGE_GEN,
+                      [("tokenizers", EXPECTED_TOKENIZERS)])
 
 
 if __name__ == "__main__":
