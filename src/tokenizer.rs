@@ -12,6 +12,7 @@ use crate::load::tiktoken;
 use crate::load::tokenizer_json::TokenizerJson;
 use crate::models::byte_bpe::ByteBpe;
 use crate::options::{LoadOptions, TiktokenEncoding};
+use crate::pipeline::Pipeline;
 use crate::pipeline::hf_bpe::HfBpe;
 use crate::pipeline::hf_spm_bpe::{self, HfSpmBpe};
 use crate::pipeline::spm::SentencePiece;

@@ -8,9 +8,9 @@ use std::cell::RefCell;
 
 use simdtok_kernels::Kernels;
 
-use crate::encoding::Encoding;
 use crate::models::merges_bpe::{MergeScratch, MergesBpe};
 use crate::normalize::nfc;
+use crate::pipeline::Pipeline;
 use crate::pipeline::added_tokens::{AddedTokens, Split};
 use crate::pipeline::sink::Sink;
 use crate::pipeline::word_cache::{self, CachedPiece, WordCache, cached_piece};
@@ -112,26 +112,6 @@ impl HfBpe {
     /// The kernels in use.
     pub fn kernels(&self) -> &'static Kernels {
         self.kernels
-    }
-
-    /// The ids of `text` into `ids` (cleared first).
-    pub fn encode_ids_into(&self, text: &str, ids: &mut Vec<u32>) {
-        ids.clear();
-        self.encode(text, ids);
-    }
-
-    /// Ids, offsets and (when `pieces`) token strings into `out` (cleared first).
-    pub fn encode_into(&self, text: &str, out: &mut Encoding, pieces: bool) {
-        out.clear();
-        self.encode(text, out);
-        if pieces {
-            let tokens: Vec<String> = out
-                .ids
-                .iter()
-                .map(|&id| self.id_to_token(id).unwrap_or_default().to_string())
-                .collect();
-            out.pieces = tokens;
-        }
     }
 
     fn encode<S: Sink>(&self, text: &str, sink: &mut S) {
@@ -262,5 +242,15 @@ impl HfBpe {
             }
         }
         Ok(String::from_utf8_lossy(&bytes).into_owned())
+    }
+}
+
+impl Pipeline for HfBpe {
+    fn encode_to<S: Sink>(&self, text: &str, sink: &mut S) {
+        self.encode(text, sink);
+    }
+
+    fn token_string(&self, id: u32) -> String {
+        self.id_to_token(id).unwrap_or_default().to_string()
     }
 }

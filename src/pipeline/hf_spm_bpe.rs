@@ -10,13 +10,13 @@ use std::collections::HashMap;
 use serde_json::Value;
 use simdtok_kernels::Kernels;
 
-use crate::encoding::Encoding;
 use crate::load::tokenizer_json::TokenizerJson;
 use crate::models::byte_bpe::PieceToken;
 use crate::models::merges_bpe::{MergeScratch, MergesBpe};
 use crate::models::safe_cuts::SafeCuts;
 use crate::models::wordpiece::WordToken;
 use crate::options::LoadOptions;
+use crate::pipeline::Pipeline;
 use crate::pipeline::added_tokens::{AddedTokens, Split};
 use crate::pipeline::sink::Sink;
 use crate::pipeline::word_cache::{self, Key, WordCache};
@@ -339,26 +339,6 @@ impl HfSpmBpe {
     /// The kernels in use.
     pub fn kernels(&self) -> &'static Kernels {
         self.kernels
-    }
-
-    /// The ids of `text` into `ids` (cleared first).
-    pub fn encode_ids_into(&self, text: &str, ids: &mut Vec<u32>) {
-        ids.clear();
-        self.encode(text, ids);
-    }
-
-    /// Ids, offsets and (when `pieces`) token strings into `out` (cleared first).
-    pub fn encode_into(&self, text: &str, out: &mut Encoding, pieces: bool) {
-        out.clear();
-        self.encode(text, out);
-        if pieces {
-            let strings: Vec<String> = out
-                .ids
-                .iter()
-                .map(|&id| self.id_to_token(id).unwrap_or_default().to_string())
-                .collect();
-            out.pieces = strings;
-        }
     }
 
     fn encode<S: Sink>(&self, text: &str, sink: &mut S) {
@@ -701,9 +681,20 @@ fn strip(t: &str, content: char, start: usize, stop: usize) -> String {
     rest[..rest.len() - trail].iter().collect()
 }
 
+impl Pipeline for HfSpmBpe {
+    fn encode_to<S: Sink>(&self, text: &str, sink: &mut S) {
+        self.encode(text, sink);
+    }
+
+    fn token_string(&self, id: u32) -> String {
+        self.id_to_token(id).unwrap_or_default().to_string()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::encoding::Encoding;
 
     /// A SentencePiece-style BPE with `▁ab` in the vocabulary but no merge that makes it.
     fn model(ignore_merges: bool) -> HfSpmBpe {

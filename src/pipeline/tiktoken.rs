@@ -6,8 +6,8 @@ use std::cell::RefCell;
 
 use simdtok_kernels::Kernels;
 
-use crate::encoding::Encoding;
 use crate::models::byte_bpe::{BpeScratch, ByteBpe};
+use crate::pipeline::Pipeline;
 use crate::pipeline::added_tokens::{AddedToken, AddedTokens, Split};
 use crate::pipeline::sink::Sink;
 use crate::pipeline::word_cache::{self, CachedPiece, WordCache, cached_piece};
@@ -130,21 +130,6 @@ impl Tiktoken {
         self.kernels
     }
 
-    /// The ids of `text` into `ids` (cleared first).
-    pub fn encode_ids_into(&self, text: &str, ids: &mut Vec<u32>) {
-        ids.clear();
-        self.encode(text, ids);
-    }
-
-    /// Ids, offsets and (when `pieces`) token strings into `out` (cleared first).
-    pub fn encode_into(&self, text: &str, out: &mut Encoding, pieces: bool) {
-        out.clear();
-        self.encode(text, out);
-        if pieces {
-            out.pieces.extend(out.ids.iter().map(|&id| self.piece(id)));
-        }
-    }
-
     /// A token as text: its bytes as UTF-8, invalid sequences replaced by U+FFFD.
     fn piece(&self, id: u32) -> String {
         match self.token_bytes(id) {
@@ -221,5 +206,15 @@ impl Tiktoken {
             bytes.extend_from_slice(self.token_bytes(id).ok_or(id)?);
         }
         Ok(String::from_utf8_lossy(&bytes).into_owned())
+    }
+}
+
+impl Pipeline for Tiktoken {
+    fn encode_to<S: Sink>(&self, text: &str, sink: &mut S) {
+        self.encode(text, sink);
+    }
+
+    fn token_string(&self, id: u32) -> String {
+        self.piece(id)
     }
 }

@@ -17,10 +17,10 @@ use std::cell::RefCell;
 
 use simdtok_kernels::{BlockMasks, ByteClassSpec, ByteClassTable, ByteSet, ClassSet, Kernels};
 
-use crate::encoding::Encoding;
 use crate::models::wordpiece::{WordPiece, WordToken};
 use crate::normalize::bert::{BertNormalizer, CharAction};
 use crate::normalize::bert_chars::{self, PUNCT, WHITESPACE};
+use crate::pipeline::Pipeline;
 use crate::pipeline::added_tokens::{AddedTokens, Split};
 use crate::pipeline::sink::Sink;
 use crate::pipeline::word_cache::{self, Key, WordCache};
@@ -143,25 +143,6 @@ impl BertWordPiece {
     /// Whether the model's post-processor has special tokens to add.
     pub fn has_special_tokens(&self) -> bool {
         !self.parts.special_prefix.is_empty() || !self.parts.special_suffix.is_empty()
-    }
-
-    /// The ids of `text`, into `ids` (cleared first).
-    pub fn encode_ids_into(&self, text: &str, ids: &mut Vec<u32>) {
-        ids.clear();
-        self.encode(text, ids);
-    }
-
-    /// Ids, offsets and (when `pieces`) token strings of `text`, into `out` (cleared first).
-    pub fn encode_into(&self, text: &str, out: &mut Encoding, pieces: bool) {
-        out.clear();
-        self.encode(text, out);
-        if pieces {
-            out.pieces.extend(
-                out.ids
-                    .iter()
-                    .map(|&id| self.id_to_token(id).unwrap_or_default().to_string()),
-            );
-        }
     }
 
     fn encode<S: Sink>(&self, text: &str, sink: &mut S) {
@@ -510,4 +491,14 @@ fn cleanup(s: &str) -> String {
         }
     }
     s
+}
+
+impl Pipeline for BertWordPiece {
+    fn encode_to<S: Sink>(&self, text: &str, sink: &mut S) {
+        self.encode(text, sink);
+    }
+
+    fn token_string(&self, id: u32) -> String {
+        self.id_to_token(id).unwrap_or_default().to_string()
+    }
 }
