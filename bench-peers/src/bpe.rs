@@ -7,11 +7,15 @@ use std::fmt::Write as _;
 use std::path::Path;
 use std::process::ExitCode;
 
-use crate::measure::{self, cpu_seconds, median, time_pass};
+use crate::measure::{median, time_pass_cpu};
 use crate::peers::{self, Impl, ModelSpec};
+use crate::report::{
+    self, MORE_THAN_ONE_THREAD, Notes, cell_of, find_row, fmt_cell_marked, fmt_mbps,
+    fmt_ratio_peer, ratio,
+};
 use crate::{
-    Cell, Input, LoadCell, Loaded, ModelResult, Notes, Options, PROSE, Pieces, Row, Verdict,
-    cell_of, find_row, fmt_cell, fmt_mbps, matches, probe_load, ratio, run_input,
+    Cell, Input, Loaded, ModelResult, Options, PROSE, Pieces, Row, Verdict, load_encoders, matches,
+    probe_loads, run_input,
 };
 
 /// The 20 MB English text: the lines of these corpora, in this order, repeated until their bytes
@@ -146,6 +150,17 @@ fn label(imp: Impl) -> &'static str {
     }
 }
 
+/// The column headings of some implementations.
+fn labels(columns: &[Impl]) -> impl Iterator<Item = String> + '_ {
+    columns.iter().map(|&c| label(c).to_owned())
+}
+
+/// The ratio columns that close the throughput tables.
+const RATIO_COLUMNS: (&str, &str) = (
+    " simdtok ÷ tokenizers 1.0 | simdtok ÷ fastest peer |",
+    "---:|---:|",
+);
+
 /// The first pass over the 20 MB text in fresh processes.
 #[derive(Clone, Debug)]
 enum FirstCell {
@@ -220,23 +235,8 @@ pub fn run(
         // The reference first: its warm-up ids are the ones the others are checked against.
         let mut order: Vec<Impl> = vec![reference];
         order.extend(opts.bpe_impls.iter().copied().filter(|&i| i != reference));
-        let loads = opts
-            .bpe_impls
-            .iter()
-            .map(|&imp| (imp, probe_load(opts, imp, spec)))
-            .collect::<Vec<_>>();
-        let mut encoders: Vec<Loaded> = order
-            .iter()
-            .map(|&imp| (imp, peers::load(imp, spec)))
-            .collect();
-        for enc in encoders.iter_mut().filter_map(|(_, e)| e.as_mut().ok()) {
-            enc.one_thread();
-        }
-        for (imp, e) in &encoders {
-            if let Err(e) = e {
-                eprintln!("   {}: {e}", imp.key());
-            }
-        }
+        let loads = probe_loads(opts, &opts.bpe_impls, spec);
+        let mut encoders = load_encoders(order.iter().copied(), spec);
         let sources = sources(spec, &opts.bpe_impls);
         let pieces = match peers::bpe_pieces(spec) {
             Some(table) => Some(Pieces::Table(table)),
@@ -509,9 +509,7 @@ pub fn first_pass_child(args: Vec<String>) -> ExitCode {
         Err(e) => return fail(e),
     };
     enc.one_thread();
-    let before = cpu_seconds();
-    let secs = time_pass(enc.as_mut(), &input.text, &input.spans);
-    let cpu = cpu_seconds() - before;
+    let (secs, cpu) = time_pass_cpu(enc.as_mut(), &input.text, &input.spans);
     let mut hash = 0xCBF2_9CE4_8422_2325_u64;
     if mode == "verify" {
         let mut mix = |v: u32| {
@@ -533,67 +531,18 @@ pub fn first_pass_child(args: Vec<String>) -> ExitCode {
 
 // ---- the report ----
 
-/// A BPE cell: like [`fmt_cell`], but a model that did not load says why in a footnote, and a
-/// figure that was not on one thread is marked.
+/// A BPE cell: [`fmt_cell_marked`] under this section's column heading.
 fn fmt_cell_bpe(cell: &Cell, imp: Impl, spec: &ModelSpec, notes: &mut Notes) -> String {
-    match cell {
-        Cell::NotLoaded(why) => {
-            let why = why.replace(&format!("{}: ", spec.path.display()), "");
-            format!(
-                "n/a{}",
-                notes.mark(&format!("{} cannot load: {why}", label(imp)))
-            )
-        }
-        Cell::Done {
-            cpu_per_wall: Some(r),
-            ..
-        } if *r > crate::MORE_THAN_ONE_THREAD => {
-            let s = fmt_cell(cell, notes);
-            let (figure, rest) = s.split_once(' ').unwrap_or((&s, ""));
-            let mark = notes.mark(&format!(
-                "{} used more than one thread here: the process's CPU time was {r:.2}× the wall \
-                 time of the timed passes",
-                label(imp)
-            ));
-            format!(
-                "{figure}{mark}{}{rest}",
-                if rest.is_empty() { "" } else { " " }
-            )
-        }
-        other => fmt_cell(other, notes),
-    }
-}
-
-fn differs(cell: &Cell) -> bool {
-    matches!(
-        cell,
-        Cell::Done {
-            verdict: Verdict::Differs { .. },
-            ..
-        }
-    )
+    fmt_cell_marked(cell, label(imp), spec, notes)
 }
 
 /// The fastest peer (any implementation but simdtok) of a row: (implementation, MB/s, ids differ).
 fn fastest_peer<'a>(cells: impl Iterator<Item = &'a (Impl, Cell)>) -> Option<(Impl, f64, bool)> {
-    cells
-        .filter(|(i, _)| *i != Impl::Simdtok)
-        .filter_map(|(i, c)| Some((*i, c.mbps()?, differs(c))))
-        .max_by(|a, b| a.1.total_cmp(&b.1))
-}
-
-fn fmt_ratio_peer(simdtok: Option<f64>, peer: Option<(Impl, f64, bool)>) -> String {
-    match peer {
-        Some((p, v, d)) => {
-            let r = ratio(simdtok, Some(v));
-            if r.is_empty() {
-                r
-            } else {
-                format!("{r} ({}{})", label(p), if d { " ≠" } else { "" })
-            }
-        }
-        None => String::new(),
-    }
+    report::fastest(
+        cells
+            .filter(|(i, _)| *i != Impl::Simdtok)
+            .map(|(i, c)| (*i, c)),
+    )
 }
 
 fn impl_text(imp: Impl, tier: &str) -> String {
@@ -646,26 +595,7 @@ pub fn report(opts: &Options, results: &[BpeResult], seconds: f64) -> String {
     let mut out = String::new();
     let mut notes = Notes::default();
     let tier = simdtok::kernels::Kernels::active().map_or("?".to_owned(), |k| k.tier().to_string());
-    let rustc = std::process::Command::new("rustc")
-        .arg("--version")
-        .output()
-        .ok()
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
-        .unwrap_or_default();
-    let command: Vec<String> = std::env::args().skip(1).collect();
-    let _ = writeln!(
-        out,
-        "Command: `cargo run --release -p bench-peers --{}{}`  ",
-        if command.is_empty() { "" } else { " " },
-        command.join(" ")
-    );
-    let _ = writeln!(
-        out,
-        "Date: {}; CPU: {}; simdtok tier: {tier}; {rustc}; {} s in all.  ",
-        measure::today(),
-        measure::cpu_model(),
-        seconds.round()
-    );
+    report::preamble(&mut out, &tier, seconds);
     let _ = writeln!(
         out,
         "Byte-level BPE (and Llama 2's SentencePiece-style BPE `tokenizer.json`), ids only, no \
@@ -686,16 +616,8 @@ pub fn report(opts: &Options, results: &[BpeResult], seconds: f64) -> String {
          the fastest peer's (any peer, references included, agreeing or not; `≠` if its ids \
          differ).",
         opts.bpe_passes,
-        if opts.bpe_passes > 1 {
-            " (round robin over the implementations)"
-        } else {
-            ""
-        },
-        if opts.quick {
-            " (--quick: the first 256 KiB of each)"
-        } else {
-            ""
-        },
+        report::round_robin(opts.bpe_passes),
+        report::quick_cut(opts.quick),
         opts.bpe_repeat_limit_s,
     );
     out.push('\n');
@@ -731,15 +653,12 @@ pub fn report(opts: &Options, results: &[BpeResult], seconds: f64) -> String {
     out.push('\n');
 
     // Throughput.
-    let mut header = "| model | input | MB | texts |".to_owned();
-    let mut rule = "|:---|:---|---:|---:|".to_owned();
-    for &c in &columns {
-        let _ = write!(header, " {} |", label(c));
-        rule.push_str("---:|");
-    }
-    header.push_str(" simdtok ÷ tokenizers 1.0 | simdtok ÷ fastest peer |");
-    rule.push_str("---:|---:|");
-    let _ = writeln!(out, "{header}\n{rule}");
+    report::table_head(
+        &mut out,
+        ("| model | input | MB | texts |", "|:---|:---|---:|---:|"),
+        labels(&columns),
+        RATIO_COLUMNS,
+    );
     for r in results {
         let m = &r.model;
         for (k, row) in m.rows.iter().enumerate() {
@@ -748,13 +667,7 @@ pub fn report(opts: &Options, results: &[BpeResult], seconds: f64) -> String {
             } else {
                 String::new()
             };
-            let _ = write!(
-                out,
-                "| {model} | `{}` | {:.2} | {} |",
-                row.input,
-                row.bytes as f64 / 1e6,
-                row.lines
-            );
+            report::row_lead(&mut out, &model, row);
             for &c in &columns {
                 let cell = cell_of(row, c)
                     .map_or(String::new(), |x| fmt_cell_bpe(x, c, &m.spec, &mut notes));
@@ -766,13 +679,11 @@ pub fn report(opts: &Options, results: &[BpeResult], seconds: f64) -> String {
                 out,
                 " {} | {} |",
                 ratio(s, t1),
-                fmt_ratio_peer(s, fastest_peer(row.cells.iter()))
+                fmt_ratio_peer(s, fastest_peer(row.cells.iter()), label)
             );
         }
     }
-    for (i, n) in notes.0.iter().enumerate() {
-        let _ = writeln!(out, "\n[{}] {n}", i + 1);
-    }
+    notes.write(&mut out);
 
     // The 20 MB text: first pass against repeated passes.
     if results.iter().any(|r| r.big.is_some()) {
@@ -785,15 +696,12 @@ pub fn report(opts: &Options, results: &[BpeResult], seconds: f64) -> String {
         "\n**Worst cases vs prose** (prose = `{PROSE}` line by line, same model; per-byte time ÷ \
          prose's, lower is better; the issue's target for simdtok: within 3×):\n"
     );
-    let mut header = "| model | input |".to_owned();
-    let mut rule = "|:---|:---|".to_owned();
-    for &c in &columns {
-        let _ = write!(header, " {} |", label(c));
-        rule.push_str("---:|");
-    }
-    header.push_str(" simdtok within 3× |");
-    rule.push_str(":---:|");
-    let _ = writeln!(out, "{header}\n{rule}");
+    report::table_head(
+        &mut out,
+        ("| model | input |", "|:---|:---|"),
+        labels(&columns),
+        (" simdtok within 3× |", ":---:|"),
+    );
     for r in results {
         let m = &r.model;
         let prose = find_row(m, PROSE);
@@ -803,19 +711,16 @@ pub fn report(opts: &Options, results: &[BpeResult], seconds: f64) -> String {
             for &c in &columns {
                 let p = prose.and_then(|r| cell_of(r, c)).and_then(Cell::mbps);
                 let a = cell_of(row, c).and_then(Cell::mbps);
-                let text = match (p, a) {
-                    (Some(p), Some(a)) if a > 0.0 => {
-                        if c == Impl::Simdtok {
-                            simdtok_ok = if p / a <= 3.0 { "yes" } else { "**no**" };
-                        }
-                        format!("{:.2}×", p / a)
-                    }
-                    (_, Some(a)) => format!("({} MB/s)", fmt_mbps(a)),
-                    _ => match cell_of(row, c) {
-                        Some(Cell::Skipped(_)) => "skipped".to_owned(),
-                        _ => "–".to_owned(),
-                    },
-                };
+                if c == Impl::Simdtok
+                    && let (Some(p), Some(a)) = (p, a)
+                    && a > 0.0
+                {
+                    simdtok_ok = if p / a <= 3.0 { "yes" } else { "**no**" };
+                }
+                let text = report::vs_prose(p, a).unwrap_or_else(|| match cell_of(row, c) {
+                    Some(Cell::Skipped(_)) => "skipped".to_owned(),
+                    _ => "–".to_owned(),
+                });
                 let _ = write!(out, " {text} |");
             }
             let _ = writeln!(out, " {simdtok_ok} |");
@@ -853,15 +758,12 @@ fn report_big(opts: &Options, results: &[BpeResult], columns: &[Impl]) -> String
         if opts.first_runs == 1 { "" } else { "es" },
         opts.bpe_passes
     );
-    let mut header = "| model | pass |".to_owned();
-    let mut rule = "|:---|:---|".to_owned();
-    for &c in columns {
-        let _ = write!(header, " {} |", label(c));
-        rule.push_str("---:|");
-    }
-    header.push_str(" simdtok ÷ tokenizers 1.0 | simdtok ÷ fastest peer |");
-    rule.push_str("---:|---:|");
-    let _ = writeln!(out, "{header}\n{rule}");
+    report::table_head(
+        &mut out,
+        ("| model | pass |", "|:---|:---|"),
+        labels(columns),
+        RATIO_COLUMNS,
+    );
     let mut notes = Notes::default();
     for (r, big) in &with_big {
         let spec = &r.model.spec;
@@ -875,7 +777,7 @@ fn report_big(opts: &Options, results: &[BpeResult], columns: &[Impl]) -> String
                     same,
                 }) => {
                     let mut s = fmt_mbps(median(runs));
-                    if *cpu_per_wall > crate::MORE_THAN_ONE_THREAD {
+                    if *cpu_per_wall > MORE_THAN_ONE_THREAD {
                         s += &notes.mark(&format!(
                             "{} used more than one thread in its first pass: CPU time \
                              {cpu_per_wall:.2}× wall time",
@@ -914,21 +816,21 @@ fn report_big(opts: &Options, results: &[BpeResult], columns: &[Impl]) -> String
             .iter()
             .filter(|(i, _)| *i != Impl::Simdtok)
             .filter_map(|(i, f)| {
-                let same = matches!(
+                let differs = matches!(
                     f,
                     FirstCell::Done {
                         same: Some(false),
                         ..
                     }
                 );
-                Some((*i, f.mbps()?, same))
+                Some((*i, f.mbps()?, differs))
             })
             .max_by(|a, b| a.1.total_cmp(&b.1));
         let _ = writeln!(
             out,
             " {} | {} |",
             ratio(s, first_of(Impl::Tokenizers1)),
-            fmt_ratio_peer(s, fastest)
+            fmt_ratio_peer(s, fastest, label)
         );
         // Repeated passes.
         let _ = write!(out, "| | repeated |");
@@ -949,7 +851,7 @@ fn report_big(opts: &Options, results: &[BpeResult], columns: &[Impl]) -> String
             out,
             " {} | {} |",
             ratio(s, t1),
-            fmt_ratio_peer(s, fastest_peer(big.repeated.iter()))
+            fmt_ratio_peer(s, fastest_peer(big.repeated.iter()), label)
         );
         // Repeated ÷ first.
         let _ = write!(out, "| | repeated ÷ first |");
@@ -960,9 +862,7 @@ fn report_big(opts: &Options, results: &[BpeResult], columns: &[Impl]) -> String
         }
         let _ = writeln!(out, " | |");
     }
-    for (i, n) in notes.0.iter().enumerate() {
-        let _ = writeln!(out, "\n[{}] {n}", i + 1);
-    }
+    notes.write(&mut out);
     out
 }
 
@@ -1056,73 +956,22 @@ fn report_loads(opts: &Options, results: &[BpeResult], columns: &[Impl]) -> Stri
          kept; /proc/self/statm; each implementation loads what the Models table says):\n",
         opts.loads
     );
-    let mut header = "| model | file | MB |".to_owned();
-    let mut rule = "|:---|:---|---:|".to_owned();
-    for &c in columns {
-        let _ = write!(header, " {} |", label(c));
-        rule.push_str("---:|");
-    }
-    let _ = writeln!(out, "{header}\n{rule}");
+    report::table_head(
+        &mut out,
+        ("| model | file | MB |", "|:---|:---|---:|"),
+        labels(columns),
+        ("", ""),
+    );
     for r in results {
         let m = &r.model;
-        let size = std::fs::metadata(&m.spec.path).map_or(0, |md| md.len());
-        let file = m
-            .spec
-            .path
-            .file_name()
-            .map_or(String::new(), |f| f.to_string_lossy().into_owned());
-        let _ = write!(
-            out,
-            "| `{}` | `{file}` | {:.2} |",
-            m.spec.name,
-            size as f64 / 1e6
-        );
+        report::load_lead(&mut out, &m.spec);
         for &c in columns {
-            let text = match m.loads.iter().find(|(i, _)| *i == c).map(|(_, l)| l) {
-                Some(LoadCell::NotLoaded(_)) => "n/a".to_owned(),
-                Some(LoadCell::Done {
-                    median_ms,
-                    rss_delta,
-                }) => {
-                    let rss = rss_delta.map_or("?".to_owned(), |b| {
-                        format!("{:.1} MiB", b as f64 / 1048576.0)
-                    });
-                    format!("{median_ms:.1} ms, {rss}")
-                }
-                None => String::new(),
-            };
+            let text = report::load_cell(m.loads.iter().find(|(i, _)| *i == c).map(|(_, l)| l));
             let _ = write!(out, " {text} |");
         }
         out.push('\n');
     }
-    let mut reasons: Vec<String> = Vec::new();
-    for r in results {
-        let m = &r.model;
-        let in_process = m
-            .rows
-            .iter()
-            .flat_map(|r| &r.cells)
-            .filter_map(|(imp, c)| match c {
-                Cell::NotLoaded(why) => Some((*imp, why)),
-                _ => None,
-            });
-        let probed = m.loads.iter().filter_map(|(imp, c)| match c {
-            LoadCell::NotLoaded(why) => Some((*imp, why)),
-            LoadCell::Done { .. } => None,
-        });
-        for (imp, why) in probed.chain(in_process) {
-            let line = format!("{} cannot load `{}`: {why}", label(imp), m.spec.name);
-            if !reasons.contains(&line) {
-                reasons.push(line);
-            }
-        }
-    }
-    if !reasons.is_empty() {
-        out.push('\n');
-        for r in reasons {
-            let _ = writeln!(out, "- {r}");
-        }
-    }
+    report::load_reasons(&mut out, results.iter().map(|r| &r.model), label);
     out
 }
 
@@ -1168,11 +1017,7 @@ fn report_differences(results: &[BpeResult], columns: &[Impl]) -> String {
                     label(c),
                     m.spec.name,
                     label(m.spec.reference()),
-                    if one_text {
-                        "the one text".to_owned()
-                    } else {
-                        format!("{lines} of {total} texts")
-                    }
+                    report::texts_differ(one_text, *lines, *total)
                 );
                 for e in std::iter::once(example).chain(more) {
                     let _ = writeln!(out, "  - {e}");

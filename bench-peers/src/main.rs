@@ -12,6 +12,7 @@ mod bpe;
 mod measure;
 mod peers;
 mod python;
+mod report;
 
 use std::fmt::Write as _;
 use std::ops::Range;
@@ -19,8 +20,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
-use measure::{cpu_seconds, median, rss_bytes, time_pass};
+use measure::{median, rss_bytes, time_pass_cpu};
 use peers::{Encoder, Family, Impl, ModelSpec};
+use report::{Notes, cell_of, find_row, fmt_cell, fmt_mbps, ratio};
 
 /// The corpora, each read line by line (a line without its `\n`, and a `\r` before it, is a text,
 /// as `simdtok encode` reads them).
@@ -579,25 +581,9 @@ fn run_spm(opts: &Options, models: &[ModelSpec], inputs: &[&Input]) -> Vec<Model
     let mut results = Vec::new();
     for spec in models {
         eprintln!("== {} ({})", spec.name, spec.algorithm);
-        let loads = opts
-            .impls
-            .iter()
-            .map(|&imp| (imp, probe_load(opts, imp, spec)))
-            .collect::<Vec<_>>();
-        let mut encoders: Vec<Loaded> = opts
-            .impls
-            .iter()
-            .filter(|i| i.in_process())
-            .map(|&imp| (imp, peers::load(imp, spec)))
-            .collect();
-        for enc in encoders.iter_mut().filter_map(|(_, e)| e.as_mut().ok()) {
-            enc.one_thread();
-        }
-        for (imp, e) in &encoders {
-            if let Err(e) = e {
-                eprintln!("   {}: {e}", imp.key());
-            }
-        }
+        let loads = probe_loads(opts, &opts.impls, spec);
+        let mut encoders =
+            load_encoders(opts.impls.iter().copied().filter(|i| i.in_process()), spec);
         let pieces = simdtok::Tokenizer::from_file(&spec.path)
             .ok()
             .map(Pieces::Simdtok);
@@ -635,24 +621,8 @@ fn run_wordpiece(opts: &Options, models: &[ModelSpec], inputs: &[&Input]) -> Vec
         if let Err(e) = peers::prepare(spec) {
             eprintln!("   cannot write the tokenizer.json for kitoken and tokie: {e}");
         }
-        let loads = opts
-            .wp_impls
-            .iter()
-            .map(|&imp| (imp, probe_load(opts, imp, spec)))
-            .collect::<Vec<_>>();
-        let mut encoders: Vec<Loaded> = opts
-            .wp_impls
-            .iter()
-            .map(|&imp| (imp, peers::load(imp, spec)))
-            .collect();
-        for enc in encoders.iter_mut().filter_map(|(_, e)| e.as_mut().ok()) {
-            enc.one_thread();
-        }
-        for (imp, e) in &encoders {
-            if let Err(e) = e {
-                eprintln!("   {}: {e}", imp.key());
-            }
-        }
+        let loads = probe_loads(opts, &opts.wp_impls, spec);
+        let mut encoders = load_encoders(opts.wp_impls.iter().copied(), spec);
         let pieces = peers::wordpiece_pieces(spec).map(Pieces::Table);
         let mut rows = Vec::new();
         for input in inputs {
@@ -804,9 +774,9 @@ fn run_input(
             if pass < passes[i]
                 && let Ok(enc) = enc
             {
-                let before = cpu_seconds();
-                times[i].push(time_pass(enc.as_mut(), &input.text, spans));
-                cpu[i] += cpu_seconds() - before;
+                let (secs, used) = time_pass_cpu(enc.as_mut(), &input.text, spans);
+                times[i].push(secs);
+                cpu[i] += used;
             }
         }
     }
@@ -1109,6 +1079,28 @@ fn code_span(s: &str) -> String {
 // ---- model loading, measured in a fresh process ----
 
 /// Runs `--load-probe` in a child process, so that the resident-memory growth is the model's alone.
+/// [`probe_load`] of each implementation.
+fn probe_loads(opts: &Options, impls: &[Impl], spec: &ModelSpec) -> Vec<(Impl, LoadCell)> {
+    impls
+        .iter()
+        .map(|&imp| (imp, probe_load(opts, imp, spec)))
+        .collect()
+}
+
+/// Loads the implementations in this process, each kept on one thread; says on stderr which failed.
+fn load_encoders(impls: impl Iterator<Item = Impl>, spec: &ModelSpec) -> Vec<Loaded> {
+    let mut encoders: Vec<Loaded> = impls.map(|imp| (imp, peers::load(imp, spec))).collect();
+    for enc in encoders.iter_mut().filter_map(|(_, e)| e.as_mut().ok()) {
+        enc.one_thread();
+    }
+    for (imp, e) in &encoders {
+        if let Err(e) = e {
+            eprintln!("   {}: {e}", imp.key());
+        }
+    }
+    encoders
+}
+
 fn probe_load(opts: &Options, imp: Impl, spec: &ModelSpec) -> LoadCell {
     if imp == Impl::SpmPy {
         return match python::probe_load(&spec.path, opts.loads) {
@@ -1217,78 +1209,6 @@ fn load_probe(args: Vec<String>) -> ExitCode {
 
 // ---- the report ----
 
-fn fmt_mbps(v: f64) -> String {
-    if v >= 100.0 {
-        format!("{v:.0}")
-    } else if v >= 10.0 {
-        format!("{v:.1}")
-    } else {
-        format!("{v:.2}")
-    }
-}
-
-fn fmt_cell(cell: &Cell, notes: &mut Notes) -> String {
-    match cell {
-        Cell::NotLoaded(_) => "n/a".to_owned(),
-        Cell::Skipped(reason) => format!("skipped{}", notes.mark(reason)),
-        Cell::Done {
-            mbps,
-            passes,
-            reduced,
-            verdict,
-            ..
-        } => {
-            let mut s = fmt_mbps(*mbps);
-            if *reduced {
-                s += &notes.mark(&format!(
-                    "median of {passes} passes: one pass took too long for more"
-                ));
-            }
-            match verdict {
-                Verdict::Same => {}
-                Verdict::Differs { lines, total, .. } if *total > 1 => {
-                    let _ = write!(s, " ≠{lines}");
-                }
-                Verdict::Differs { .. } => s.push_str(" ≠"),
-                Verdict::Unverified => s.push_str(" (unverified)"),
-            }
-            s
-        }
-    }
-}
-
-/// Numbered footnotes.
-#[derive(Default)]
-struct Notes(Vec<String>);
-
-impl Notes {
-    fn mark(&mut self, text: &str) -> String {
-        let i = match self.0.iter().position(|t| t == text) {
-            Some(i) => i,
-            None => {
-                self.0.push(text.to_owned());
-                self.0.len() - 1
-            }
-        };
-        format!(" [{}]", i + 1)
-    }
-}
-
-fn ratio(simdtok: Option<f64>, peer: Option<f64>) -> String {
-    match (simdtok, peer) {
-        (Some(s), Some(p)) if p > 0.0 => format!("{:.2}×", s / p),
-        _ => String::new(),
-    }
-}
-
-fn find_row<'a>(m: &'a ModelResult, input: &str) -> Option<&'a Row> {
-    m.rows.iter().find(|r| r.input == input)
-}
-
-fn cell_of(row: &Row, imp: Impl) -> Option<&Cell> {
-    row.cells.iter().find(|(i, _)| *i == imp).map(|(_, c)| c)
-}
-
 fn report(opts: &Options, results: &[ModelResult], seconds: f64) -> String {
     let mut out = String::new();
     let mut notes = Notes::default();
@@ -1296,26 +1216,7 @@ fn report(opts: &Options, results: &[ModelResult], seconds: f64) -> String {
         .first()
         .and_then(|m| simdtok::Tokenizer::from_file(&m.spec.path).ok())
         .map_or("?".to_owned(), |t| t.kernels().tier().to_string());
-    let rustc = std::process::Command::new("rustc")
-        .arg("--version")
-        .output()
-        .ok()
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
-        .unwrap_or_default();
-    let command: Vec<String> = std::env::args().skip(1).collect();
-    let _ = writeln!(
-        out,
-        "Command: `cargo run --release -p bench-peers --{}{}`  ",
-        if command.is_empty() { "" } else { " " },
-        command.join(" ")
-    );
-    let _ = writeln!(
-        out,
-        "Date: {}; CPU: {}; simdtok tier: {tier}; {rustc}; {} s in all.  ",
-        measure::today(),
-        measure::cpu_model(),
-        seconds.round()
-    );
+    report::preamble(&mut out, &tier, seconds);
     let _ = writeln!(
         out,
         "MB/s = 10^6 input bytes (line ends excluded) / median seconds of {} timed passes{}, one \
@@ -1324,16 +1225,8 @@ fn report(opts: &Options, results: &[ModelResult], seconds: f64) -> String {
          character as one text. `≠N`: the peer's ids differ from simdtok's on N texts (see below); \
          `n/a`: the peer cannot load the model. Ratio columns: simdtok MB/s ÷ peer MB/s.",
         opts.passes,
-        if opts.passes > 1 {
-            " (round robin over the implementations)"
-        } else {
-            ""
-        },
-        if opts.quick {
-            " (--quick: the first 256 KiB of each)"
-        } else {
-            ""
-        },
+        report::round_robin(opts.passes),
+        report::quick_cut(opts.quick),
     );
     out.push('\n');
     let _ = writeln!(out, "Implementations:\n");
@@ -1382,17 +1275,16 @@ fn report(opts: &Options, results: &[ModelResult], seconds: f64) -> String {
         .filter(|&i| i != Impl::Simdtok)
         .collect();
     // Throughput.
-    let mut header = "| model | input | MB | texts | simdtok |".to_owned();
-    let mut rule = "|:---|:---|---:|---:|---:|".to_owned();
-    for p in &peers {
-        let _ = write!(header, " {} |", p.label());
-        rule.push_str("---:|");
-    }
-    for p in &peers {
-        let _ = write!(header, " ÷ {} |", p.label());
-        rule.push_str("---:|");
-    }
-    let _ = writeln!(out, "{header}\n{rule}");
+    report::table_head(
+        &mut out,
+        (
+            "| model | input | MB | texts | simdtok |",
+            "|:---|:---|---:|---:|---:|",
+        ),
+        (peers.iter().map(|p| p.label().to_owned()))
+            .chain(peers.iter().map(|p| format!("÷ {}", p.label()))),
+        ("", ""),
+    );
     for m in results {
         for (k, row) in m.rows.iter().enumerate() {
             let s = cell_of(row, Impl::Simdtok);
@@ -1401,12 +1293,10 @@ fn report(opts: &Options, results: &[ModelResult], seconds: f64) -> String {
             } else {
                 String::new()
             };
+            report::row_lead(&mut out, &model, row);
             let _ = write!(
                 out,
-                "| {model} | `{}` | {:.2} | {} | {} |",
-                row.input,
-                row.bytes as f64 / 1e6,
-                row.lines,
+                " {} |",
                 s.map_or(String::new(), |c| fmt_cell(c, &mut notes))
             );
             for p in &peers {
@@ -1423,9 +1313,7 @@ fn report(opts: &Options, results: &[ModelResult], seconds: f64) -> String {
             out.push('\n');
         }
     }
-    for (i, n) in notes.0.iter().enumerate() {
-        let _ = writeln!(out, "\n[{}] {n}", i + 1);
-    }
+    notes.write(&mut out);
     // Repeated characters against prose.
     let _ = writeln!(
         out,
@@ -1469,101 +1357,30 @@ fn report(opts: &Options, results: &[ModelResult], seconds: f64) -> String {
          resident set from before the first load to after it, model kept; /proc/self/statm):\n",
         opts.loads
     );
-    let mut header = "| model | file MB |".to_owned();
-    let mut rule = "|:---|---:|".to_owned();
-    for imp in &opts.impls {
-        let _ = write!(header, " {} |", imp.label());
-        rule.push_str("---:|");
-    }
-    let _ = writeln!(out, "{header}\n{rule}");
+    report::table_head(
+        &mut out,
+        ("| model | file MB |", "|:---|---:|"),
+        opts.impls.iter().map(|i| i.label().to_owned()),
+        ("", ""),
+    );
     for m in results {
         let size = std::fs::metadata(&m.spec.path).map_or(0, |md| md.len());
         let _ = write!(out, "| `{}` | {:.2} |", m.spec.name, size as f64 / 1e6);
         for (_, cell) in &m.loads {
-            let c = match cell {
-                LoadCell::NotLoaded(_) => "n/a".to_owned(),
-                LoadCell::Done {
-                    median_ms,
-                    rss_delta,
-                } => {
-                    let rss = rss_delta.map_or("?".to_owned(), |b| {
-                        format!("{:.1} MiB", b as f64 / 1048576.0)
-                    });
-                    format!("{median_ms:.1} ms, {rss}")
-                }
-            };
-            let _ = write!(out, " {c} |");
+            let _ = write!(out, " {} |", report::load_cell(Some(cell)));
         }
         out.push('\n');
     }
-    let mut reasons: Vec<String> = Vec::new();
-    for m in results {
-        let in_process = m
-            .rows
-            .iter()
-            .flat_map(|r| &r.cells)
-            .filter_map(|(imp, c)| match c {
-                Cell::NotLoaded(why) => Some((*imp, why)),
-                _ => None,
-            });
-        let probed = m.loads.iter().filter_map(|(imp, c)| match c {
-            LoadCell::NotLoaded(why) => Some((*imp, why)),
-            LoadCell::Done { .. } => None,
-        });
-        for (imp, why) in probed.chain(in_process) {
-            let line = format!("{} cannot load `{}`: {why}", imp.label(), m.spec.name);
-            if !reasons.contains(&line) {
-                reasons.push(line);
-            }
-        }
-    }
-    if !reasons.is_empty() {
-        out.push('\n');
-        for r in reasons {
-            let _ = writeln!(out, "- {r}");
-        }
-    }
+    report::load_reasons(&mut out, results.iter(), Impl::label);
 
     // Differences.
     let _ = writeln!(out, "\n**Ids that differ from simdtok's:**\n");
-    let mut any = false;
-    for m in results {
-        for row in &m.rows {
-            for (imp, cell) in &row.cells {
-                if let Cell::Done {
-                    verdict:
-                        Verdict::Differs {
-                            lines,
-                            total,
-                            example,
-                            ..
-                        },
-                    ..
-                } = cell
-                {
-                    any = true;
-                    let _ = writeln!(
-                        out,
-                        "- {} on `{}` × `{}`: {}. First: {example}",
-                        imp.label(),
-                        m.spec.name,
-                        row.input,
-                        if row.one_text {
-                            "the one text".to_owned()
-                        } else {
-                            format!("{lines} of {total} texts")
-                        }
-                    );
-                }
-            }
-        }
-    }
-    if !any {
-        let _ = writeln!(
-            out,
-            "none: every peer that ran agreed with simdtok on every text."
-        );
-    }
+    report::differences(
+        &mut out,
+        results,
+        |row| row.cells.iter().map(|(i, c)| (*i, c)).collect(),
+        "none: every peer that ran agreed with simdtok on every text.",
+    );
 
     // Targets.
     let _ = writeln!(
@@ -1593,31 +1410,22 @@ fn report(opts: &Options, results: &[ModelResult], seconds: f64) -> String {
         let Some(s) = cell_of(row, Impl::Simdtok).and_then(Cell::mbps) else {
             continue;
         };
-        let fastest = row
-            .cells
-            .iter()
-            .filter(|(i, _)| *i != Impl::Simdtok)
-            .filter_map(|(i, c)| c.mbps().map(|v| (*i, v, c)))
-            .max_by(|a, b| a.1.total_cmp(&b.1));
+        let fastest = report::fastest(
+            row.cells
+                .iter()
+                .filter(|(i, _)| *i != Impl::Simdtok)
+                .map(|(i, c)| (*i, c)),
+        );
         let (peer, r) = match fastest {
-            Some((imp, v, c)) => {
-                let differs = matches!(
-                    c,
-                    Cell::Done {
-                        verdict: Verdict::Differs { .. },
-                        ..
-                    }
-                );
-                (
-                    format!(
-                        "{} {}{}",
-                        imp.label(),
-                        fmt_mbps(v),
-                        if differs { " (ids differ)" } else { "" }
-                    ),
-                    Some(s / v),
-                )
-            }
+            Some((imp, v, differs)) => (
+                format!(
+                    "{} {}{}",
+                    imp.label(),
+                    fmt_mbps(v),
+                    if differs { " (ids differ)" } else { "" }
+                ),
+                Some(s / v),
+            ),
             None => ("none ran".to_owned(), None),
         };
         let verdict = match r {
@@ -1690,42 +1498,6 @@ fn wordpiece_impl_text(imp: Impl, tier: &str) -> String {
     }
 }
 
-/// A WordPiece cell: like [`fmt_cell`], but a model that did not load says why in a footnote.
-fn fmt_cell_wp(cell: &Cell, imp: Impl, spec: &ModelSpec, notes: &mut Notes) -> String {
-    match cell {
-        Cell::NotLoaded(why) => {
-            // The same reason for every model makes one footnote: the path goes.
-            let why = why.replace(&format!("{}: ", spec.path.display()), "");
-            format!(
-                "n/a{}",
-                notes.mark(&format!("{} cannot load: {why}", imp.label()))
-            )
-        }
-        Cell::Done {
-            cpu_per_wall: Some(r),
-            ..
-        } if *r > MORE_THAN_ONE_THREAD => {
-            // Marked on the figure itself: it is not a one-thread figure.
-            let s = fmt_cell(cell, notes);
-            let (figure, rest) = s.split_once(' ').unwrap_or((&s, ""));
-            let mark = notes.mark(&format!(
-                "{} used more than one thread here: the process's CPU time was {r:.2}× the wall \
-                 time of the timed passes",
-                imp.label()
-            ));
-            format!(
-                "{figure}{mark}{}{rest}",
-                if rest.is_empty() { "" } else { " " }
-            )
-        }
-        other => fmt_cell(other, notes),
-    }
-}
-
-/// CPU time ÷ wall time above which a cell is marked as not on one thread (one thread gives at most
-/// 1, less the time waiting for the CPU).
-const MORE_THAN_ONE_THREAD: f64 = 1.15;
-
 /// The column order of the WordPiece tables: simdtok's two encoders, then the peers.
 const WP_COLUMNS: [Impl; 5] = [
     Impl::SimdtokFast,
@@ -1739,26 +1511,7 @@ fn report_wordpiece(opts: &Options, results: &[ModelResult], seconds: f64) -> St
     let mut out = String::new();
     let mut notes = Notes::default();
     let tier = simdtok::kernels::Kernels::active().map_or("?".to_owned(), |k| k.tier().to_string());
-    let rustc = std::process::Command::new("rustc")
-        .arg("--version")
-        .output()
-        .ok()
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
-        .unwrap_or_default();
-    let command: Vec<String> = std::env::args().skip(1).collect();
-    let _ = writeln!(
-        out,
-        "Command: `cargo run --release -p bench-peers --{}{}`  ",
-        if command.is_empty() { "" } else { " " },
-        command.join(" ")
-    );
-    let _ = writeln!(
-        out,
-        "Date: {}; CPU: {}; simdtok tier: {tier}; {rustc}; {} s in all.  ",
-        measure::today(),
-        measure::cpu_model(),
-        seconds.round()
-    );
+    report::preamble(&mut out, &tier, seconds);
     let words = results
         .iter()
         .flat_map(|m| &m.rows)
@@ -1777,16 +1530,8 @@ fn report_wordpiece(opts: &Options, results: &[ModelResult], seconds: f64) -> St
          MB/s ÷ `tokenizers`' and ÷ the fastest peer's (any peer, agreeing or not; `≠` if its \
          ids differ), and simdtok linear ÷ simdtok fast.",
         opts.passes,
-        if opts.passes > 1 {
-            " (round robin over the implementations)"
-        } else {
-            ""
-        },
-        if opts.quick {
-            " (--quick: the first 256 KiB of each)"
-        } else {
-            ""
-        },
+        report::round_robin(opts.passes),
+        report::quick_cut(opts.quick),
         words.map_or(String::new(), |b| format!(
             " ({} words, {b} bytes)",
             (b + 1) / (WP_WORDS.2 + 1)
@@ -1815,21 +1560,20 @@ fn report_wordpiece(opts: &Options, results: &[ModelResult], seconds: f64) -> St
         .copied()
         .filter(|&i| i != Impl::SimdtokFast && i != Impl::SimdtokLinear)
         .collect();
-    let mut header = "| model | input | MB | texts |".to_owned();
-    let mut rule = "|:---|:---|---:|---:|".to_owned();
-    for c in &columns {
-        let _ = write!(header, " {} |", c.label());
-        rule.push_str("---:|");
-    }
-    if has(Impl::SimdtokFast) {
-        header.push_str(" fast ÷ tokenizers | fast ÷ fastest peer |");
-        rule.push_str("---:|---:|");
-        if has(Impl::SimdtokLinear) {
-            header.push_str(" linear ÷ fast |");
-            rule.push_str("---:|");
-        }
-    }
-    let _ = writeln!(out, "{header}\n{rule}");
+    let tail = match (has(Impl::SimdtokFast), has(Impl::SimdtokLinear)) {
+        (true, true) => (
+            " fast ÷ tokenizers | fast ÷ fastest peer | linear ÷ fast |",
+            "---:|---:|---:|",
+        ),
+        (true, false) => (" fast ÷ tokenizers | fast ÷ fastest peer |", "---:|---:|"),
+        (false, _) => ("", ""),
+    };
+    report::table_head(
+        &mut out,
+        ("| model | input | MB | texts |", "|:---|:---|---:|---:|"),
+        columns.iter().map(|c| c.label().to_owned()),
+        tail,
+    );
     for m in results {
         for (k, row) in m.rows.iter().enumerate() {
             let model = if k == 0 {
@@ -1837,46 +1581,19 @@ fn report_wordpiece(opts: &Options, results: &[ModelResult], seconds: f64) -> St
             } else {
                 String::new()
             };
-            let _ = write!(
-                out,
-                "| {model} | `{}` | {:.2} | {} |",
-                row.input,
-                row.bytes as f64 / 1e6,
-                row.lines
-            );
+            report::row_lead(&mut out, &model, row);
             for &c in &columns {
-                let cell = cell_of(row, c)
-                    .map_or(String::new(), |x| fmt_cell_wp(x, c, &m.spec, &mut notes));
+                let cell = cell_of(row, c).map_or(String::new(), |x| {
+                    report::fmt_cell_marked(x, c.label(), &m.spec, &mut notes)
+                });
                 let _ = write!(out, " {cell} |");
             }
             if has(Impl::SimdtokFast) {
                 let fast = cell_of(row, Impl::SimdtokFast).and_then(Cell::mbps);
                 let reference = cell_of(row, Impl::Tokenizers).and_then(Cell::mbps);
-                let fastest = peers
-                    .iter()
-                    .filter_map(|&p| {
-                        let c = cell_of(row, p)?;
-                        Some((p, c.mbps()?, c))
-                    })
-                    .max_by(|a, b| a.1.total_cmp(&b.1));
-                let best = match fastest {
-                    Some((p, v, c)) => {
-                        let r = ratio(fast, Some(v));
-                        if r.is_empty() {
-                            r
-                        } else {
-                            let differs = matches!(
-                                c,
-                                Cell::Done {
-                                    verdict: Verdict::Differs { .. },
-                                    ..
-                                }
-                            );
-                            format!("{r} ({}{})", p.label(), if differs { " ≠" } else { "" })
-                        }
-                    }
-                    None => String::new(),
-                };
+                let fastest =
+                    report::fastest(peers.iter().filter_map(|&p| Some((p, cell_of(row, p)?))));
+                let best = report::fmt_ratio_peer(fast, fastest, Impl::label);
                 let _ = write!(out, " {} | {best} |", ratio(fast, reference));
                 if has(Impl::SimdtokLinear) {
                     let linear = cell_of(row, Impl::SimdtokLinear).and_then(Cell::mbps);
@@ -1886,9 +1603,7 @@ fn report_wordpiece(opts: &Options, results: &[ModelResult], seconds: f64) -> St
             out.push('\n');
         }
     }
-    for (i, n) in notes.0.iter().enumerate() {
-        let _ = writeln!(out, "\n[{}] {n}", i + 1);
-    }
+    notes.write(&mut out);
 
     // The adversarial inputs against prose.
     let _ = writeln!(
@@ -1896,13 +1611,12 @@ fn report_wordpiece(opts: &Options, results: &[ModelResult], seconds: f64) -> St
         "\n**Adversarial inputs vs prose** (prose = `{PROSE}`, same model; per-byte time ÷ \
          prose's, lower is better):\n"
     );
-    let mut header = "| model | input |".to_owned();
-    let mut rule = "|:---|:---|".to_owned();
-    for c in &columns {
-        let _ = write!(header, " {} |", c.label());
-        rule.push_str("---:|");
-    }
-    let _ = writeln!(out, "{header}\n{rule}");
+    report::table_head(
+        &mut out,
+        ("| model | input |", "|:---|:---|"),
+        columns.iter().map(|c| c.label().to_owned()),
+        ("", ""),
+    );
     for m in results {
         let prose = find_row(m, PROSE);
         for row in m.rows.iter().filter(|r| r.one_text) {
@@ -1910,11 +1624,7 @@ fn report_wordpiece(opts: &Options, results: &[ModelResult], seconds: f64) -> St
             for &c in &columns {
                 let p = prose.and_then(|r| cell_of(r, c)).and_then(Cell::mbps);
                 let a = cell_of(row, c).and_then(Cell::mbps);
-                let text = match (p, a) {
-                    (Some(p), Some(a)) if a > 0.0 => format!("{:.2}×", p / a),
-                    (_, Some(a)) => format!("({} MB/s)", fmt_mbps(a)),
-                    _ => "–".to_owned(),
-                };
+                let text = report::vs_prose(p, a).unwrap_or_else(|| "–".to_owned());
                 let _ = write!(out, " {text} |");
             }
             out.push('\n');
@@ -1930,112 +1640,35 @@ fn report_wordpiece(opts: &Options, results: &[ModelResult], seconds: f64) -> St
          writes):\n",
         opts.loads
     );
-    let mut header = "| model | file | MB |".to_owned();
-    let mut rule = "|:---|:---|---:|".to_owned();
-    for c in &columns {
-        let _ = write!(header, " {} |", c.label());
-        rule.push_str("---:|");
-    }
-    let _ = writeln!(out, "{header}\n{rule}");
+    report::table_head(
+        &mut out,
+        ("| model | file | MB |", "|:---|:---|---:|"),
+        columns.iter().map(|c| c.label().to_owned()),
+        ("", ""),
+    );
     for m in results {
-        let size = std::fs::metadata(&m.spec.path).map_or(0, |md| md.len());
-        let file = m
-            .spec
-            .path
-            .file_name()
-            .map_or(String::new(), |f| f.to_string_lossy().into_owned());
-        let _ = write!(
-            out,
-            "| `{}` | `{file}` | {:.2} |",
-            m.spec.name,
-            size as f64 / 1e6
-        );
+        report::load_lead(&mut out, &m.spec);
         for &c in &columns {
-            let text = match m.loads.iter().find(|(i, _)| *i == c).map(|(_, l)| l) {
-                Some(LoadCell::NotLoaded(_)) => "n/a".to_owned(),
-                Some(LoadCell::Done {
-                    median_ms,
-                    rss_delta,
-                }) => {
-                    let rss = rss_delta.map_or("?".to_owned(), |b| {
-                        format!("{:.1} MiB", b as f64 / 1048576.0)
-                    });
-                    format!("{median_ms:.1} ms, {rss}")
-                }
-                None => String::new(),
-            };
+            let text = report::load_cell(m.loads.iter().find(|(i, _)| *i == c).map(|(_, l)| l));
             let _ = write!(out, " {text} |");
         }
         out.push('\n');
     }
-    let mut reasons: Vec<String> = Vec::new();
-    for m in results {
-        let in_process = m
-            .rows
-            .iter()
-            .flat_map(|r| &r.cells)
-            .filter_map(|(imp, c)| match c {
-                Cell::NotLoaded(why) => Some((*imp, why)),
-                _ => None,
-            });
-        let probed = m.loads.iter().filter_map(|(imp, c)| match c {
-            LoadCell::NotLoaded(why) => Some((*imp, why)),
-            LoadCell::Done { .. } => None,
-        });
-        for (imp, why) in probed.chain(in_process) {
-            let line = format!("{} cannot load `{}`: {why}", imp.label(), m.spec.name);
-            if !reasons.contains(&line) {
-                reasons.push(line);
-            }
-        }
-    }
-    if !reasons.is_empty() {
-        out.push('\n');
-        for r in reasons {
-            let _ = writeln!(out, "- {r}");
-        }
-    }
+    report::load_reasons(&mut out, results.iter(), Impl::label);
 
     // Differences.
     let _ = writeln!(out, "\n**Ids that differ from `tokenizers`':**\n");
-    let mut any = false;
-    for m in results {
-        for row in &m.rows {
-            for &c in &columns {
-                if let Some(Cell::Done {
-                    verdict:
-                        Verdict::Differs {
-                            lines,
-                            total,
-                            example,
-                            ..
-                        },
-                    ..
-                }) = cell_of(row, c)
-                {
-                    any = true;
-                    let _ = writeln!(
-                        out,
-                        "- {} on `{}` × `{}`: {}. First: {example}",
-                        c.label(),
-                        m.spec.name,
-                        row.input,
-                        if row.one_text {
-                            "the one text".to_owned()
-                        } else {
-                            format!("{lines} of {total} texts")
-                        }
-                    );
-                }
-            }
-        }
-    }
-    if !any {
-        let _ = writeln!(
-            out,
-            "none: every implementation that ran agreed with `tokenizers` on every text."
-        );
-    }
+    report::differences(
+        &mut out,
+        results,
+        |row| {
+            columns
+                .iter()
+                .filter_map(|&c| Some((c, cell_of(row, c)?)))
+                .collect()
+        },
+        "none: every implementation that ran agreed with `tokenizers` on every text.",
+    );
     out
 }
 

@@ -42,6 +42,13 @@ pub fn time_pass(enc: &mut dyn Encoder, text: &str, spans: &[Range<usize>]) -> f
     start.elapsed().as_secs_f64()
 }
 
+/// [`time_pass`] and the CPU seconds the process used meanwhile: (wall, CPU).
+pub fn time_pass_cpu(enc: &mut dyn Encoder, text: &str, spans: &[Range<usize>]) -> (f64, f64) {
+    let before = cpu_seconds();
+    let secs = time_pass(enc, text, spans);
+    (secs, cpu_seconds() - before)
+}
+
 /// CPU seconds (user + system) this process has used, all its threads (ended ones included):
 /// compared with wall time, it shows whether an implementation used more than one thread.
 pub fn cpu_seconds() -> f64 {
