@@ -353,6 +353,7 @@ impl ByteBpe {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::models::test_text::TestText;
 
     fn table(extra: &[&[u8]]) -> ByteBpe {
         let mut pairs: Vec<(Vec<u8>, u32)> = (0..=255u8).map(|b| (vec![b], b as u32)).collect();
@@ -386,38 +387,11 @@ mod tests {
         let bpe = table(&[
             b"ab", b"ba", b"aa", b"abab", b"aab", b"bb", b"bab", b"aaaa", b"abba",
         ]);
-        let mut x = 12345u32;
+        let mut g = TestText::new(12345);
         for len in 2..200 {
             for _ in 0..20 {
-                let piece: Vec<u8> = (0..len)
-                    .map(|_| {
-                        x ^= x << 13;
-                        x ^= x >> 17;
-                        x ^= x << 5;
-                        if x.is_multiple_of(3) { b'a' } else { b'b' }
-                    })
-                    .collect();
-                both(&bpe, &piece);
+                both(&bpe, &g.ab(len));
             }
-        }
-    }
-
-    /// A generator of test strings over a few multi-byte characters and ASCII.
-    struct Gen(u32);
-
-    impl Gen {
-        fn next(&mut self, n: u32) -> u32 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 17;
-            self.0 ^= self.0 << 5;
-            self.0 % n
-        }
-
-        fn text(&mut self, chars: usize) -> Vec<u8> {
-            const ALPHABET: [&str; 9] = ["日", "本", "語", "の", "中", "é", "😀", "a", " "];
-            (0..chars)
-                .flat_map(|_| ALPHABET[self.next(ALPHABET.len() as u32) as usize].bytes())
-                .collect()
         }
     }
 
@@ -425,13 +399,13 @@ mod tests {
     fn cut_pieces_merge_as_whole_ones() {
         // Vocabularies of random substrings (whole characters, and byte ranges that start or
         // end inside one) of random texts: tokens spanning characters block cuts, the rest not.
-        let mut g = Gen(0x2545_F491);
+        let mut g = TestText::new(0x2545_F491);
         for _ in 0..30 {
             let mut extra: Vec<Vec<u8>> = Vec::new();
             for _ in 0..60 {
-                let text = g.text(4);
-                let s = g.next(text.len() as u32) as usize;
-                let e = s + 2 + g.next((text.len() - s) as u32) as usize;
+                let text = g.mixed(4);
+                let s = g.below(text.len() as u32) as usize;
+                let e = s + 2 + g.below((text.len() - s) as u32) as usize;
                 let token = text[s..e.min(text.len())].to_vec();
                 if token.len() >= 2 && !extra.contains(&token) {
                     extra.push(token);
@@ -441,8 +415,8 @@ mod tests {
             let bpe = table(&extra);
             let mut scratch = BpeScratch::default();
             for _ in 0..200 {
-                let chars = 6 + g.next(40) as usize;
-                let piece = g.text(chars);
+                let chars = 6 + g.below(40) as usize;
+                let piece = g.mixed(chars);
                 let (mut cut, mut whole) = (Vec::new(), Vec::new());
                 bpe.merge_cut(&piece, &mut scratch, &mut cut);
                 bpe.merge(&piece, &mut scratch, &mut whole);

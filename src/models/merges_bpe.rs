@@ -466,6 +466,7 @@ impl MergesBpe {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::models::test_text::TestText;
 
     #[test]
     fn merges_by_list_rank_not_by_id() {
@@ -543,19 +544,12 @@ mod tests {
             b"ab", b"ba", b"aa", b"abab", b"aab", b"bb", b"bab", b"aaaa", b"abba",
         ];
         let bpe = model(extra, merges, false);
-        let mut x = 12345u32;
+        let mut g = TestText::new(12345);
         let mut scratch = MergeScratch::default();
         // Past LONG too, where the queue is a RankQueue rather than a heap.
         for len in (1..200).chain(250..270) {
             for _ in 0..20 {
-                let piece: Vec<u8> = (0..len)
-                    .map(|_| {
-                        x ^= x << 13;
-                        x ^= x >> 17;
-                        x ^= x << 5;
-                        if x.is_multiple_of(3) { b'a' } else { b'b' }
-                    })
-                    .collect();
+                let piece = g.ab(len);
                 let run = |queued: bool, scratch: &mut MergeScratch| {
                     scratch.ids.clear();
                     scratch.lens.clear();
@@ -582,29 +576,17 @@ mod tests {
 
     #[test]
     fn cut_pieces_merge_as_whole_ones() {
-        const ALPHABET: [&str; 8] = ["日", "本", "語", "の", "é", "😀", "a", " "];
-        let mut x = 0x9E37_79B9u32;
-        let mut next = |n: u32| {
-            x ^= x << 13;
-            x ^= x >> 17;
-            x ^= x << 5;
-            x % n
-        };
-        let text = |chars: usize, next: &mut dyn FnMut(u32) -> u32| -> Vec<u8> {
-            (0..chars)
-                .flat_map(|_| ALPHABET[next(ALPHABET.len() as u32) as usize].bytes())
-                .collect()
-        };
+        let mut g = TestText::new(0x9E37_79B9);
         for _ in 0..20 {
             // Merges grown bottom-up from substrings of random texts whose halves are tokens.
             let mut vocab: Vec<Vec<u8>> = (0..=255u8).map(|b| vec![b]).collect();
             let mut merges = Vec::new();
             for _ in 0..3000 {
-                let t = text(3, &mut next);
-                let s = next(t.len() as u32 - 1) as usize;
-                let e = s + 2 + next((t.len() - s - 1) as u32) as usize;
+                let t = g.mixed(3);
+                let s = g.below(t.len() as u32 - 1) as usize;
+                let e = s + 2 + g.below((t.len() - s - 1) as u32) as usize;
                 let token = &t[s..e.min(t.len())];
-                let k = 1 + next(token.len() as u32 - 1) as usize;
+                let k = 1 + g.below(token.len() as u32 - 1) as usize;
                 let (a, b) = (&token[..k], &token[k..]);
                 if vocab.iter().any(|v| v == a)
                     && vocab.iter().any(|v| v == b)
@@ -618,8 +600,8 @@ mod tests {
             let bpe = MergesBpe::new(vocab, merges, false, Kernels::scalar()).unwrap();
             let mut scratch = MergeScratch::default();
             for _ in 0..100 {
-                let chars = 6 + next(40) as usize;
-                let piece = text(chars, &mut next);
+                let chars = 6 + g.below(40) as usize;
+                let piece = g.mixed(chars);
                 let (mut cut, mut whole) = (Vec::new(), Vec::new());
                 bpe.merge_cut(&piece, &mut scratch, &mut cut);
                 bpe.merge_bytes(&piece, &mut scratch, &mut whole);

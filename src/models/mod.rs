@@ -6,6 +6,8 @@ pub mod rank_queue;
 pub mod safe_cuts;
 pub mod self_merges;
 pub mod spm_bpe;
+#[cfg(test)]
+mod test_text;
 pub mod token_table;
 pub mod unigram;
 pub mod vocab;
