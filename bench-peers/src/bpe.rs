@@ -15,7 +15,7 @@ use crate::report::{
 };
 use crate::{
     Cell, Input, Loaded, ModelResult, Options, PROSE, Pieces, Row, Verdict, load_encoders, matches,
-    probe_loads, run_input,
+    probe_loads, rerun_self, run_input,
 };
 
 /// The 20 MB English text: the lines of these corpora, in this order, repeated until their bytes
@@ -422,55 +422,43 @@ fn first_pass(
     reference_hash: &mut Option<String>,
     is_reference: bool,
 ) -> FirstCell {
-    let exe = match std::env::current_exe() {
-        Ok(e) => e,
-        Err(e) => return FirstCell::Failed(format!("cannot re-run myself: {e}")),
-    };
     let mut runs = Vec::new();
     let mut cpu_per_wall = f64::NAN;
     let mut same = None;
     for run in 0..opts.first_runs {
         let verify = run == 0;
-        let out = std::process::Command::new(&exe)
-            .arg("--first-pass")
-            .arg(imp.key())
-            .arg(spec.name)
-            .arg(&opts.data)
-            .arg(if verify { "verify" } else { "time" })
-            .output();
-        let out = match out {
-            Ok(o) => o,
-            Err(e) => return FirstCell::Failed(format!("cannot re-run myself: {e}")),
+        let mode = if verify { "verify" } else { "time" };
+        let answer = rerun_self(
+            "the child",
+            &[
+                "--first-pass".as_ref(),
+                imp.key().as_ref(),
+                spec.name.as_ref(),
+                opts.data.as_os_str(),
+                mode.as_ref(),
+            ],
+        );
+        let fields = match answer {
+            Ok(fields) => fields,
+            Err(why) => return FirstCell::Failed(why),
         };
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        let line = stdout.lines().last().unwrap_or("");
-        let fields: Vec<&str> = line.split('\t').collect();
-        match fields.as_slice() {
-            ["ok", secs, cpu, bytes, hash] => {
-                let (Ok(secs), Ok(cpu), Ok(bytes)) = (
-                    secs.parse::<f64>(),
-                    cpu.parse::<f64>(),
-                    bytes.parse::<usize>(),
-                ) else {
-                    return FirstCell::Failed(format!("bad answer from the child: {line}"));
-                };
-                runs.push(bytes as f64 / secs / 1e6);
-                if verify {
-                    cpu_per_wall = cpu / secs;
-                    if is_reference {
-                        *reference_hash = Some((*hash).to_owned());
-                    }
-                    same = reference_hash.as_deref().map(|h| h == *hash);
-                }
+        let [secs, cpu, bytes, hash] = fields.as_slice() else {
+            return FirstCell::Failed(format!("bad answer from the child: {fields:?}"));
+        };
+        let (Ok(secs), Ok(cpu), Ok(bytes)) = (
+            secs.parse::<f64>(),
+            cpu.parse::<f64>(),
+            bytes.parse::<usize>(),
+        ) else {
+            return FirstCell::Failed(format!("bad answer from the child: {fields:?}"));
+        };
+        runs.push(bytes as f64 / secs / 1e6);
+        if verify {
+            cpu_per_wall = cpu / secs;
+            if is_reference {
+                *reference_hash = Some(hash.clone());
             }
-            ["err", msg] => return FirstCell::Failed((*msg).to_owned()),
-            _ => {
-                return FirstCell::Failed(format!(
-                    "the child failed ({}): {}",
-                    out.status,
-                    String::from_utf8_lossy(&out.stderr).trim()
-                ));
-            }
+            same = reference_hash.as_deref().map(|h| h == hash);
         }
     }
     FirstCell::Done {

@@ -14,6 +14,7 @@ mod peers;
 mod python;
 mod report;
 
+use std::ffi::OsStr;
 use std::fmt::Write as _;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -1111,35 +1112,24 @@ fn probe_load(opts: &Options, imp: Impl, spec: &ModelSpec) -> LoadCell {
             Err(e) => LoadCell::NotLoaded(e),
         };
     }
-    let exe = match std::env::current_exe() {
-        Ok(e) => e,
-        Err(e) => return LoadCell::NotLoaded(format!("cannot re-run myself: {e}")),
-    };
-    let out = std::process::Command::new(exe)
-        .arg("--load-probe")
-        .arg(imp.key())
-        .arg(spec.name)
-        .arg(&opts.data)
-        .arg(opts.loads.to_string())
-        .output();
-    let out = match out {
-        Ok(o) => o,
-        Err(e) => return LoadCell::NotLoaded(format!("cannot re-run myself: {e}")),
-    };
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let line = stdout.lines().last().unwrap_or("");
-    let fields: Vec<&str> = line.split('\t').collect();
-    let cell = match fields.as_slice() {
-        ["ok", ms, rss, _loads] => LoadCell::Done {
+    let loads = opts.loads.to_string();
+    let answer = rerun_self(
+        "load probe",
+        &[
+            "--load-probe".as_ref(),
+            imp.key().as_ref(),
+            spec.name.as_ref(),
+            opts.data.as_os_str(),
+            loads.as_ref(),
+        ],
+    );
+    let cell = match answer.as_deref() {
+        Ok([ms, rss, _loads]) => LoadCell::Done {
             median_ms: ms.parse().unwrap_or(f64::NAN),
             rss_delta: rss.parse().ok(),
         },
-        ["err", msg] => LoadCell::NotLoaded((*msg).to_owned()),
-        _ => LoadCell::NotLoaded(format!(
-            "load probe failed ({}): {}",
-            out.status,
-            String::from_utf8_lossy(&out.stderr).trim()
-        )),
+        Ok(fields) => LoadCell::NotLoaded(format!("bad answer from the load probe: {fields:?}")),
+        Err(why) => LoadCell::NotLoaded(why.clone()),
     };
     if let LoadCell::Done {
         median_ms,
@@ -1154,6 +1144,30 @@ fn probe_load(opts: &Options, imp: Impl, spec: &ModelSpec) -> LoadCell {
         );
     }
     cell
+}
+
+/// Runs this binary again with `args` (a hidden subcommand) and returns the tab-separated fields
+/// after the `ok` of the last line it prints. `Err` says why there are none: it could not start,
+/// it answered `err\tMESSAGE`, or it answered nothing of the kind (its exit status and stderr,
+/// under `what`).
+fn rerun_self(what: &str, args: &[&OsStr]) -> Result<Vec<String>, String> {
+    let exe = std::env::current_exe().map_err(|e| format!("cannot re-run myself: {e}"))?;
+    let out = std::process::Command::new(exe)
+        .args(args)
+        .output()
+        .map_err(|e| format!("cannot re-run myself: {e}"))?;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let line = stdout.lines().last().unwrap_or("");
+    let fields: Vec<&str> = line.split('\t').collect();
+    match fields.as_slice() {
+        ["ok", rest @ ..] => Ok(rest.iter().map(|f| (*f).to_owned()).collect()),
+        ["err", msg] => Err((*msg).to_owned()),
+        _ => Err(format!(
+            "{what} failed ({}): {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr).trim()
+        )),
+    }
 }
 
 /// The child side: `--load-probe IMPL MODEL DATA LOADS`. Prints `ok\tMEDIAN_MS\tRSS_DELTA\tLOADS`
