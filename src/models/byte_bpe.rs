@@ -15,6 +15,7 @@ use std::collections::HashMap;
 
 use simdtok_kernels::Kernels;
 
+use crate::models::part_runs::{Run, merge_runs, push_runs, start_runs};
 use crate::models::rank_queue::RankQueue;
 use crate::models::safe_cuts::SafeCuts;
 use crate::models::self_merges::SelfMerges;
@@ -67,6 +68,7 @@ pub struct BpeScratch {
     segments: Vec<(u32, u32)>,
     /// The rank of each run length of the repeated byte, for [`ByteBpe::merge_long`].
     run_ranks: Vec<u32>,
+    runs: Vec<Run>,
 }
 
 impl ByteBpe {
@@ -234,8 +236,12 @@ impl ByteBpe {
         }
     }
 
-    /// The same merges, with a queue of (rank, start) over a linked list of parts.
+    /// The same merges: as runs of equal parts when the piece is a few runs of one byte each,
+    /// otherwise with a queue of (rank, start) over a linked list of parts.
     fn merge_long(&self, piece: &[u8], scratch: &mut BpeScratch, out: &mut Vec<PieceToken>) {
+        if self.merge_few_runs(piece, scratch, out) {
+            return;
+        }
         let first = piece[0];
         if !piece.iter().all(|&b| b == first) {
             let rank = |s: usize, e: usize| self.rank_or_none(&piece[s..e]);
@@ -245,10 +251,10 @@ impl ByteBpe {
             scratch.queue = queue;
             return;
         }
-        // One byte repeated (a line of `=`, a run of spaces): every part is that byte repeated,
-        // so a part's rank depends on its length alone — a table, not a hash. The queue is keyed
-        // by the rank's place among the run's token ranks (the same order): a few small ranks,
-        // so its buckets stay in cache.
+        // One byte repeated, under a made-up rank order that fragments the runs: every part is
+        // that byte repeated, so a part's rank depends on its length alone — a table, not a
+        // hash. The queue is keyed by the rank's place among the run's token ranks (the same
+        // order): a few small ranks, so its buckets stay in cache.
         let longest = self.longest_token.min(piece.len());
         let mut ranks = std::mem::take(&mut scratch.run_ranks);
         ranks.clear();
@@ -270,6 +276,44 @@ impl ByteBpe {
         self.merge_linked(piece.len(), scratch, &mut queue, out, key, id);
         scratch.queue = queue;
         scratch.run_ranks = ranks;
+    }
+
+    /// When `piece` is a few runs of one byte each (a line of `=`, a run of spaces after a
+    /// letter), merges it as runs of equal parts ([`merge_runs`]) and returns `true`; `false`
+    /// when it is not, or when that gives up.
+    fn merge_few_runs(
+        &self,
+        piece: &[u8],
+        scratch: &mut BpeScratch,
+        out: &mut Vec<PieceToken>,
+    ) -> bool {
+        let runs = &mut scratch.runs;
+        let bytes = piece.iter().map(|&b| (self.byte_ranks[b as usize], 1));
+        // tiktoken's rule: the rank of the two parts' bytes, one after the other.
+        let concatenated = |a: &Run, b: &Run| {
+            let len = (a.len + b.len) as usize;
+            if len > self.longest_token {
+                return (NONE, NONE);
+            }
+            let (x, y) = (
+                self.token_bytes(a.id).unwrap_or_default(),
+                self.token_bytes(b.id).unwrap_or_default(),
+            );
+            let mut buf = [0u8; 256];
+            let r = if len <= buf.len() {
+                buf[..x.len()].copy_from_slice(x);
+                buf[x.len()..len].copy_from_slice(y);
+                self.rank_or_none(&buf[..len])
+            } else {
+                self.rank_or_none(&[x, y].concat())
+            };
+            (r, r)
+        };
+        if !start_runs(bytes, runs) || !merge_runs(runs, concatenated) {
+            return false;
+        }
+        push_runs(runs, out);
+        true
     }
 
     /// The merges of a piece of `n` bytes over a linked list of parts and `queue` (empty): the
@@ -432,23 +476,45 @@ mod tests {
             .iter()
             .map(|&k| vec![b' '; k])
             .collect();
-        extra.extend([b"aa".to_vec(), b"aaaa".to_vec(), b"aaa".to_vec()]);
+        extra.extend(
+            [
+                &b"aa"[..],
+                b"aaaa",
+                b"aaa",
+                b"xa",
+                b"x ",
+                b"a ",
+                b"  a",
+                b"xaa",
+            ]
+            .iter()
+            .map(|t| t.to_vec()),
+        );
         let extra: Vec<&[u8]> = extra.iter().map(|t| &t[..]).collect();
         let bpe = table(&extra);
         let mut scratch = BpeScratch::default();
         for byte in [b' ', b'a', b'b'] {
-            for n in 1..400 {
-                let piece = vec![byte; n];
+            // One byte repeated, and a few runs: behind `x`, before `a`.
+            let pieces = (1..400).flat_map(|n| {
+                let run = vec![byte; n];
+                [
+                    run.clone(),
+                    [b"x", &run[..]].concat(),
+                    [&run[..], b"a"].concat(),
+                ]
+            });
+            for piece in pieces {
+                let n = piece.len();
                 let mut run = Vec::new();
                 bpe.merge_long(&piece, &mut scratch, &mut run);
                 let rank = |s: usize, e: usize| bpe.rank_or_none(&piece[s..e]);
                 let (mut general, mut queue) = (Vec::new(), RankQueue::default());
                 bpe.merge_linked(n, &mut scratch, &mut queue, &mut general, rank, rank);
-                assert_eq!(run, general, "{:?} × {n}", byte as char);
+                assert_eq!(run, general, "{:?}", String::from_utf8_lossy(&piece));
                 if n <= SHORT_PIECE {
                     let mut short = Vec::new();
                     bpe.merge_short(&piece, &mut scratch, &mut short);
-                    assert_eq!(run, short, "{:?} × {n}", byte as char);
+                    assert_eq!(run, short, "{:?}", String::from_utf8_lossy(&piece));
                 }
             }
         }

@@ -13,6 +13,7 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 
 use crate::models::byte_bpe::PieceToken;
+use crate::models::part_runs::{Run, merge_runs, push_runs, start_runs};
 use crate::models::rank_queue::RankQueue;
 use crate::models::safe_cuts::SafeCuts;
 use crate::models::self_merges::SelfMerges;
@@ -88,6 +89,7 @@ pub struct MergeScratch {
     heap: Candidates,
     parts: Vec<Part>,
     segments: Vec<(u32, u32)>,
+    runs: Vec<Run>,
 }
 
 /// A symbol of a short sequence and the merge it could make with the next one.
@@ -339,9 +341,25 @@ impl MergesBpe {
     pub fn merge_symbols(&self, scratch: &mut MergeScratch, out: &mut Vec<PieceToken>) {
         if scratch.ids.len() <= SHORT {
             self.merge_short(scratch, out);
-        } else {
+        } else if !self.merge_few_runs(scratch, out) {
             self.merge_queued(scratch, out);
         }
+    }
+
+    /// When the symbols are a few runs of one symbol each (a line of `=`, `▁` and a thousand
+    /// `a`), merges them as runs of equal parts ([`merge_runs`]) and returns `true`; `false`
+    /// when they are not, or when that gives up.
+    fn merge_few_runs(&self, scratch: &mut MergeScratch, out: &mut Vec<PieceToken>) -> bool {
+        let MergeScratch {
+            ids, lens, runs, ..
+        } = scratch;
+        let symbols = ids.iter().copied().zip(lens.iter().copied());
+        let listed = |a: &Run, b: &Run| self.merge_of(a.id, b.id);
+        if !start_runs(symbols, runs) || !merge_runs(runs, listed) {
+            return false;
+        }
+        push_runs(runs, out);
+        true
     }
 
     /// [`MergesBpe::merge_symbols`] by scanning the parts for the lowest-ranked merge, the
@@ -572,6 +590,49 @@ mod tests {
                 assert_eq!(from_bytes, short, "{:?}", String::from_utf8_lossy(&piece));
             }
         }
+    }
+
+    #[test]
+    fn one_symbol_runs_match_the_queue() {
+        // Every run of `a` up to 12 is a token; random pairs of them are listed as merges, in a
+        // random order (so `a`+`aa` and `aa`+`a` may both make `aaa`, at different ranks).
+        let mut g = TestText::new(0x00C0_FFEE);
+        let extra: Vec<Vec<u8>> = (2..=12).map(|k| vec![b'a'; k]).collect();
+        let extra: Vec<&[u8]> = extra.iter().map(|t| &t[..]).collect();
+        let mut took_runs = 0;
+        for _ in 0..200 {
+            let mut merges: Vec<(&[u8], &[u8])> = Vec::new();
+            for _ in 0..1 + g.below(20) {
+                let i = 1 + g.below(11) as usize;
+                let j = 1 + g.below(12 - i as u32) as usize;
+                let (a, b) = (&extra[10][..i], &extra[10][..j]);
+                if !merges.contains(&(a, b)) {
+                    merges.push((a, b));
+                }
+            }
+            let bpe = model(&extra, &merges, false);
+            let mut scratch = MergeScratch::default();
+            for n in (SHORT + 1..300).step_by(5) {
+                let symbols = |scratch: &mut MergeScratch| {
+                    scratch.ids.clear();
+                    scratch.lens.clear();
+                    scratch.ids.resize(n, b'a' as u32);
+                    scratch.lens.resize(n, 1);
+                };
+                let (mut by_runs, mut queued) = (Vec::new(), Vec::new());
+                symbols(&mut scratch);
+                if bpe.merge_few_runs(&mut scratch, &mut by_runs) {
+                    took_runs += 1;
+                    symbols(&mut scratch);
+                    bpe.merge_queued(&mut scratch, &mut queued);
+                    assert_eq!(by_runs, queued, "a × {n}, merges {merges:?}");
+                }
+            }
+        }
+        assert!(
+            took_runs > 200 * 51 / 2,
+            "runs merged only {took_runs} times"
+        );
     }
 
     #[test]

@@ -2,6 +2,7 @@
 
 pub mod byte_bpe;
 pub mod merges_bpe;
+pub mod part_runs;
 pub mod rank_queue;
 pub mod safe_cuts;
 pub mod self_merges;
