@@ -3,8 +3,8 @@
 //! WordPiece of a word, and BPE of a piece, depend on its bytes alone, so a cached result is
 //! exact. Prose
 //! repeats a few thousand words over and over: a hit costs a 16-byte compare instead of a trie
-//! walk whose every step is a dependent load. The cache is per thread, bounded (4096 entries of
-//! 40 bytes), and a colliding word simply replaces the entry.
+//! walk whose every step is a dependent load. The cache is per thread, bounded (65536 entries
+//! of 40 bytes), and a colliding word simply replaces the entry.
 //!
 //! BPE pieces of 17 to [`LONG_PIECE`] bytes — the letter runs of CJK text, where one piece is a
 //! whole clause and costs dozens of merges — have a second tier ([`LongCache`]), allocated on
@@ -27,7 +27,9 @@ pub fn new_owner() -> usize {
 pub const MAX_WORD: usize = 16;
 /// Results of up to this many tokens are cached.
 const MAX_TOKENS: usize = 4;
-const SLOTS: usize = 4096;
+/// 65536 slots (2.5 MiB): English text has tens of thousands of distinct pieces, and every
+/// miss is a lookup in a token table of megabytes.
+const SLOTS: usize = 1 << 16;
 
 #[derive(Clone, Copy, Default)]
 struct Entry {
@@ -36,12 +38,17 @@ struct Entry {
     /// Tokens; 0 for an empty slot.
     n: u8,
     ends: [u8; MAX_TOKENS],
+    /// The cache's stamp when the entry was stored: entries of another stamp are empty.
+    stamp: u16,
     ids: [u32; MAX_TOKENS],
 }
 
 /// The cache of one thread for one tokenizer.
 pub struct WordCache {
     owner: usize,
+    /// Bumped when another tokenizer claims the cache, so that switching costs no clearing
+    /// (all entries are cleared only when the stamp wraps). Never 0, which empty entries have.
+    stamp: u16,
     entries: Box<[Entry]>,
     long: LongCache,
 }
@@ -50,8 +57,12 @@ impl Default for WordCache {
     fn default() -> Self {
         WordCache {
             owner: usize::MAX,
+            stamp: 1,
             entries: vec![Entry::default(); SLOTS].into_boxed_slice(),
-            long: LongCache::default(),
+            long: LongCache {
+                slots: Vec::new(),
+                stamp: 1,
+            },
         }
     }
 }
@@ -66,13 +77,15 @@ const LONG_SLOTS: usize = 8192;
 /// The long tier: direct-mapped by a hash of the piece, each slot owning its piece's bytes and
 /// tokens (allocations reused when a slot is overwritten). At most `LONG_SLOTS` × (256 bytes +
 /// 64 tokens of 8 bytes) = 6 MiB per thread, typically a quarter of that.
-#[derive(Default)]
 pub struct LongCache {
     slots: Vec<LongEntry>,
+    stamp: u16,
 }
 
 #[derive(Default, Clone)]
 struct LongEntry {
+    /// The cache's stamp when stored (see [`WordCache::stamp`]).
+    stamp: u16,
     hash: u64,
     piece: Vec<u8>,
     tokens: Vec<PieceToken>,
@@ -102,8 +115,12 @@ fn long_hash(piece: &[u8]) -> u64 {
 }
 
 impl LongCache {
-    fn clear(&mut self) {
-        self.slots.clear();
+    /// Empties the tier: a new stamp (entries stay allocated for reuse).
+    fn clear(&mut self, stamp: u16) {
+        if stamp == 1 {
+            self.slots.iter_mut().for_each(|e| e.stamp = 0);
+        }
+        self.stamp = stamp;
     }
 
     fn slot(&self, hash: u64) -> usize {
@@ -114,7 +131,8 @@ impl LongCache {
     #[inline]
     fn get(&self, hash: u64, piece: &[u8]) -> Option<&[PieceToken]> {
         let e = self.slots.get(self.slot(hash))?;
-        (e.hash == hash && e.piece == piece && !e.tokens.is_empty()).then_some(&e.tokens[..])
+        let valid = e.stamp == self.stamp && e.hash == hash && e.piece == piece;
+        (valid && !e.tokens.is_empty()).then_some(&e.tokens[..])
     }
 
     fn put(&mut self, hash: u64, piece: &[u8], tokens: &[PieceToken]) {
@@ -126,6 +144,7 @@ impl LongCache {
         }
         let slot = self.slot(hash);
         let e = &mut self.slots[slot];
+        e.stamp = self.stamp;
         e.hash = hash;
         e.piece.clear();
         e.piece.extend_from_slice(piece);
@@ -189,7 +208,7 @@ impl Key {
         Key {
             words: [lo, hi],
             len: len as u8,
-            slot: (h >> 52) as usize & (SLOTS - 1),
+            slot: (h >> (64 - SLOTS.trailing_zeros())) as usize,
         }
     }
 
@@ -241,8 +260,12 @@ impl WordCache {
     #[inline]
     pub fn claim(&mut self, owner: usize) {
         if self.owner != owner {
-            self.entries.fill(Entry::default());
-            self.long.clear();
+            self.stamp = self.stamp.wrapping_add(1);
+            if self.stamp == 0 {
+                self.entries.fill(Entry::default());
+                self.stamp = 1;
+            }
+            self.long.clear(self.stamp);
             self.owner = owner;
         }
     }
@@ -251,7 +274,7 @@ impl WordCache {
     #[inline]
     pub fn get(&self, key: &Key, mut emit: impl FnMut(u32, u32, u32)) -> bool {
         let e = &self.entries[key.slot];
-        if e.n == 0 || e.key != key.words || e.len != key.len {
+        if e.stamp != self.stamp || e.key != key.words || e.len != key.len {
             return false;
         }
         let mut start = 0u32;
@@ -273,6 +296,7 @@ impl WordCache {
             key: key.words,
             len: key.len,
             n: tokens.len() as u8,
+            stamp: self.stamp,
             ..Entry::default()
         };
         for (i, t) in tokens.iter().enumerate() {
@@ -339,6 +363,18 @@ mod tests {
         cache.claim(8);
         assert!(through(&mut cache, &text[..40], 0).1);
         assert!(through(&mut cache, &text[..3], 0).1);
+        // … however many claims later: a stamp never comes back while an entry has it.
+        through(&mut cache, &text[..4], 0);
+        through(&mut cache, &text[..30], 0);
+        let stored = cache.stamp;
+        for i in 0.. {
+            cache.claim(9 + i % 2);
+            if cache.stamp == stored {
+                break;
+            }
+        }
+        assert!(through(&mut cache, &text[..4], 0).1);
+        assert!(through(&mut cache, &text[..30], 0).1);
     }
 
     #[test]
