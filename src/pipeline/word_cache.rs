@@ -62,6 +62,7 @@ impl Default for WordCache {
             long: LongCache {
                 slots: Vec::new(),
                 stamp: 1,
+                held: 0,
             },
         }
     }
@@ -72,14 +73,19 @@ impl Default for WordCache {
 pub const LONG_PIECE: usize = 256;
 /// … when they make at most this many tokens.
 const LONG_MAX_TOKENS: usize = 64;
-const LONG_SLOTS: usize = 8192;
+/// 32768 slots: a megabyte of Japanese has some 8000 distinct long pieces.
+const LONG_SLOTS: usize = 1 << 15;
+/// The most bytes the long tier's pieces and tokens may hold (its slots take another 2 MiB):
+/// a piece that would take it over is not stored.
+const LONG_BUDGET: usize = 4 << 20;
 
 /// The long tier: direct-mapped by a hash of the piece, each slot owning its piece's bytes and
-/// tokens (allocations reused when a slot is overwritten). At most `LONG_SLOTS` × (256 bytes +
-/// 64 tokens of 8 bytes) = 6 MiB per thread, typically a quarter of that.
+/// tokens (allocations reused when a slot is overwritten), within [`LONG_BUDGET`].
 pub struct LongCache {
     slots: Vec<LongEntry>,
     stamp: u16,
+    /// The bytes the slots' pieces and tokens hold (their capacities).
+    held: usize,
 }
 
 #[derive(Default, Clone)]
@@ -144,12 +150,29 @@ impl LongCache {
         }
         let slot = self.slot(hash);
         let e = &mut self.slots[slot];
+        let bytes = |piece: usize, tokens: usize| piece + tokens * size_of::<PieceToken>();
+        let old = bytes(e.piece.capacity(), e.tokens.capacity());
+        let new = bytes(
+            e.piece.capacity().max(piece.len()),
+            e.tokens.capacity().max(tokens.len()),
+        );
+        if self.held - old + new > LONG_BUDGET {
+            return;
+        }
+        // Grown to exactly what is needed, so that `held` is what the budget assumed.
+        if e.piece.capacity() < piece.len() {
+            e.piece = Vec::with_capacity(piece.len());
+        }
+        if e.tokens.capacity() < tokens.len() {
+            e.tokens = Vec::with_capacity(tokens.len());
+        }
         e.stamp = self.stamp;
         e.hash = hash;
         e.piece.clear();
         e.piece.extend_from_slice(piece);
         e.tokens.clear();
         e.tokens.extend_from_slice(tokens);
+        self.held = self.held - old + bytes(e.piece.capacity(), e.tokens.capacity());
     }
 }
 
@@ -375,6 +398,27 @@ mod tests {
         }
         assert!(through(&mut cache, &text[..4], 0).1);
         assert!(through(&mut cache, &text[..30], 0).1);
+    }
+
+    #[test]
+    fn the_long_tier_stays_within_its_budget() {
+        let mut cache = WordCache::default();
+        cache.claim(7);
+        let tokens = vec![PieceToken { id: 1, len: 4 }; LONG_MAX_TOKENS];
+        let mut stored = 0;
+        for i in 0..20_000u32 {
+            let mut piece = vec![b'x'; LONG_PIECE];
+            piece[..4].copy_from_slice(&i.to_le_bytes());
+            cache.put_long(&piece, &tokens);
+            stored += cache.get_long(&piece).is_some() as usize;
+            assert!(
+                cache.long.held <= LONG_BUDGET,
+                "{} bytes after {i}",
+                cache.long.held
+            );
+        }
+        // Full pieces of 768 bytes: the budget holds over 5000 of them.
+        assert!(stored > LONG_BUDGET / 768, "{stored} stored");
     }
 
     #[test]
