@@ -286,10 +286,12 @@ impl Fast {
         // A run that reaches the window's end is only over if the text is.
         let open = |e: usize| e == end && !w.at_text_end;
         let mut t = w.base;
-        // Where the block phase may run again (after a block it could not decide).
+        // Where the block phase may run again (after a block it could not decide). It runs
+        // wherever a block has a next one in the window: a line of prose (80 bytes or so) gets
+        // its first block that way, which is faster than token by token.
         let mut blocks_from = t;
         while t < end {
-            if t >= blocks_from && t + 3 * 64 <= end {
+            if t >= blocks_from && t + 64 < end {
                 let (pending, resume) = self.blocks::<K>(sc, w, t, piece);
                 t = pending;
                 blocks_from = resume;
