@@ -64,6 +64,8 @@ impl Default for WordCache {
                 slots: Vec::new(),
                 stamp: 1,
                 held: 0,
+                seen: Vec::new(),
+                seen_count: 0,
             },
         }
     }
@@ -80,13 +82,24 @@ const LONG_SLOTS: usize = 1 << 15;
 /// a piece that would take it over is not stored.
 const LONG_BUDGET: usize = 4 << 20;
 
+/// Bits of the long tier's filter of pieces seen once (128 KiB).
+const SEEN_BITS: usize = 1 << 20;
+
 /// The long tier: direct-mapped by a hash of the piece, each slot owning its piece's bytes and
 /// tokens (allocations reused when a slot is overwritten), within [`LONG_BUDGET`].
+///
+/// A piece is stored the second time it is seen, not the first: text where long pieces never
+/// repeat (random characters, identifiers) would otherwise pay a copy per piece for nothing,
+/// and a piece never seen before needs no look in the slots. What was seen is a bitmap of
+/// hashes, emptied when a quarter of its bits are set.
 pub struct LongCache {
     slots: Vec<LongEntry>,
     stamp: u16,
     /// The bytes the slots' pieces and tokens hold (their capacities).
     held: usize,
+    seen: Vec<u64>,
+    /// Bits set in `seen` since it was last emptied.
+    seen_count: usize,
 }
 
 #[derive(Default, Clone)]
@@ -134,9 +147,25 @@ impl LongCache {
         (hash >> 40) as usize & (LONG_SLOTS - 1)
     }
 
+    /// The word and bit of `hash` in `seen`.
+    fn seen_bit(hash: u64) -> (usize, u64) {
+        let bit = hash as usize & (SEEN_BITS - 1);
+        (bit / 64, 1 << (bit % 64))
+    }
+
+    /// Whether a piece of hash `hash` may have been seen.
+    #[inline]
+    fn was_seen(&self, hash: u64) -> bool {
+        let (word, bit) = Self::seen_bit(hash);
+        self.seen.get(word).is_some_and(|w| w & bit != 0)
+    }
+
     /// The cached tokens of `piece` (of hash `hash`).
     #[inline]
     fn get(&self, hash: u64, piece: &[u8]) -> Option<&[PieceToken]> {
+        if !self.was_seen(hash) {
+            return None;
+        }
         let e = self.slots.get(self.slot(hash))?;
         let valid = e.stamp == self.stamp && e.hash == hash && e.piece == piece;
         (valid && !e.tokens.is_empty()).then_some(&e.tokens[..])
@@ -144,6 +173,17 @@ impl LongCache {
 
     fn put(&mut self, hash: u64, piece: &[u8], tokens: &[PieceToken]) {
         if tokens.len() > LONG_MAX_TOKENS || piece.len() > LONG_PIECE {
+            return;
+        }
+        if !self.was_seen(hash) {
+            if self.seen_count >= SEEN_BITS / 4 || self.seen.is_empty() {
+                self.seen.clear();
+                self.seen.resize(SEEN_BITS / 64, 0);
+                self.seen_count = 0;
+            }
+            let (word, bit) = Self::seen_bit(hash);
+            self.seen[word] |= bit;
+            self.seen_count += 1;
             return;
         }
         if self.slots.is_empty() {
@@ -381,6 +421,11 @@ mod tests {
                 let piece = &text[start..start + len];
                 let (first, ran) = through(&mut cache, piece, 10);
                 assert!(ran, "{len}");
+                // The long tier stores a piece the second time it is seen.
+                let long = len > MAX_WORD || len.div_ceil(3) > MAX_TOKENS;
+                if long {
+                    assert!(through(&mut cache, piece, 10).1, "{len}");
+                }
                 let (again, ran) = through(&mut cache, piece, 10);
                 let cached = len <= LONG_PIECE && len.div_ceil(3) <= LONG_MAX_TOKENS;
                 assert_eq!(ran, !cached, "{len}");
@@ -439,10 +484,13 @@ mod tests {
         let mut cache = WordCache::default();
         cache.claim(7);
         let tokens = vec![PieceToken { id: 1, len: 4 }; LONG_MAX_TOKENS];
-        let mut stored = 0;
+        let (mut stored, mut early) = (0, 0);
         for i in 0..20_000u32 {
             let mut piece = vec![b'x'; LONG_PIECE];
             piece[..4].copy_from_slice(&i.to_le_bytes());
+            cache.put_long(&piece, &tokens);
+            // Only when the filter of seen pieces has this piece's bit from another one.
+            early += cache.get_long(&piece).is_some() as usize;
             cache.put_long(&piece, &tokens);
             stored += cache.get_long(&piece).is_some() as usize;
             assert!(
@@ -453,6 +501,7 @@ mod tests {
         }
         // Full pieces of 768 bytes: the budget holds over 5000 of them.
         assert!(stored > LONG_BUDGET / 768, "{stored} stored");
+        assert!(early < 20_000 / 20, "{early} stored when first seen");
     }
 
     #[test]
