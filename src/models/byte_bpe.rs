@@ -151,11 +151,30 @@ impl ByteBpe {
                 id,
                 len: piece.len() as u32,
             });
-        } else if piece.len() <= CUT_ABOVE || !SafeCuts::has_candidate(piece) {
+        } else if piece.len() <= CUT_ABOVE
+            || !SafeCuts::has_candidate(piece)
+            || (piece.len() <= SHORT_PIECE && self.few_pair_tokens(piece))
+        {
             self.merge(piece, scratch, out);
         } else {
             self.merge_cut(piece, scratch, out);
         }
+    }
+
+    /// Whether at most one in eight of `piece`'s byte pairs is a token: then it makes few
+    /// merges (random characters: one pair in seventy), and merging it whole is cheaper than
+    /// looking for its safe cuts, which pay off on CJK (every other pair a token).
+    #[inline]
+    fn few_pair_tokens(&self, piece: &[u8]) -> bool {
+        let allowed = piece.len() / 8;
+        let mut tokens = 0;
+        for w in piece.windows(2) {
+            tokens += (self.pair_ranks[(w[0] as usize) << 8 | w[1] as usize] != NONE) as usize;
+            if tokens > allowed {
+                return false;
+            }
+        }
+        true
     }
 
     /// The merges of a piece that is not a token, segment by segment between its safe cuts.

@@ -267,11 +267,30 @@ impl MergesBpe {
             });
             return;
         }
-        if piece.len() <= CUT_ABOVE || !SafeCuts::has_candidate(piece) {
+        if piece.len() <= CUT_ABOVE
+            || !SafeCuts::has_candidate(piece)
+            || (piece.len() <= SHORT && self.few_pair_merges(piece))
+        {
             self.merge_bytes(piece, scratch, out);
         } else {
             self.merge_cut(piece, scratch, out);
         }
+    }
+
+    /// Whether at most one in eight of `piece`'s byte pairs has a listed merge: then it makes
+    /// few merges (random characters), and merging it whole is cheaper than looking for its
+    /// safe cuts, which pay off on CJK (every other pair merges).
+    #[inline]
+    fn few_pair_merges(&self, piece: &[u8]) -> bool {
+        let allowed = piece.len() / 8;
+        let mut merges = 0;
+        for w in piece.windows(2) {
+            merges += (self.byte_pairs[(w[0] as usize) << 8 | w[1] as usize].0 != NONE) as usize;
+            if merges > allowed {
+                return false;
+            }
+        }
+        true
     }
 
     /// The merges of `piece`, segment by segment between its safe cuts.
