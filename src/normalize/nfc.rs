@@ -58,6 +58,12 @@ fn plain_starters() -> &'static [u64; 1024] {
     })
 }
 
+/// The NFC form of `text` into `out` (cleared first).
+pub fn nfc_into(text: &str, out: &mut String) {
+    out.clear();
+    out.extend(text.nfc().map(|(c, _)| c));
+}
+
 /// The NFC form of `text`, and for each of its bytes the `[start, end)` span in `text` (plus
 /// `base`) it comes from.
 pub fn nfc_aligned(text: &str, base: u32, out: &mut String, spans: &mut Vec<(u32, u32)>) {
@@ -124,6 +130,9 @@ mod tests {
         let (mut out, mut spans) = (String::new(), Vec::new());
         nfc_aligned("ae\u{301}b", 10, &mut out, &mut spans);
         assert_eq!(out, "aéb");
+        let mut plain = String::new();
+        nfc_into("ae\u{301}b", &mut plain);
+        assert_eq!(plain, out);
         assert_eq!(spans, vec![(10, 11), (11, 12), (11, 12), (14, 15)]);
         assert!(is_nfc_already("abc") && !is_nfc_already("e\u{301}"));
     }

@@ -151,25 +151,33 @@ impl HfBpe {
             pieces,
             ..
         } = scratch;
-        // The normalized text, and (when it differs from the input) each byte's input span.
-        let mapped = (self.parts.nfc && !nfc::is_nfc_already(text)) || self.parts.add_prefix_space;
+        // The normalized text, and (when it differs from the input, and offsets are wanted)
+        // each byte's input span.
+        let compose = self.parts.nfc && !nfc::is_nfc_already(text);
+        let mapped = compose || self.parts.add_prefix_space;
         let norm: &str = if mapped {
-            if self.parts.nfc && !nfc::is_nfc_already(text) {
+            spans.clear();
+            if compose && S::OFFSETS {
                 nfc::nfc_aligned(text, base as u32, normalized, spans);
+            } else if compose {
+                nfc::nfc_into(text, normalized);
             } else {
                 normalized.clear();
                 normalized.push_str(text);
-                spans.clear();
-                for (i, c) in text.char_indices() {
-                    let span = ((base + i) as u32, (base + i + c.len_utf8()) as u32);
-                    spans.extend(std::iter::repeat_n(span, c.len_utf8()));
+                if S::OFFSETS {
+                    for (i, c) in text.char_indices() {
+                        let span = ((base + i) as u32, (base + i + c.len_utf8()) as u32);
+                        spans.extend(std::iter::repeat_n(span, c.len_utf8()));
+                    }
                 }
             }
             if self.parts.add_prefix_space && !normalized.starts_with(' ') && !normalized.is_empty()
             {
                 // The space takes the span of the character it is put before.
                 normalized.insert(0, ' ');
-                spans.insert(0, spans[0]);
+                if S::OFFSETS {
+                    spans.insert(0, spans[0]);
+                }
             }
             normalized
         } else {
