@@ -89,6 +89,7 @@ struct NormalizeBuffers {
 }
 
 const SPACE: char = '\u{2581}';
+const SPACE_UTF8: &str = "\u{2581}";
 /// Words longer than this with two non-ASCII characters in a row are cut at their safe cuts
 /// before merging.
 const CUT_ABOVE: usize = 16;
@@ -399,13 +400,20 @@ impl HfSpmBpe {
                     }
                 }
                 NormalizeStep::Replace(from, to) => {
-                    if from.is_empty() || !out.contains(from.as_str()) {
+                    // One byte (the space of `▁` files): found with memchr.
+                    let matches: Box<dyn Iterator<Item = usize>> = match from.as_bytes() {
+                        [] => continue,
+                        &[b] => Box::new(memchr::memchr_iter(b, out.as_bytes())),
+                        _ => Box::new(out.match_indices(from.as_str()).map(|(at, _)| at)),
+                    };
+                    let mut matches = matches.peekable();
+                    if matches.peek().is_none() {
                         continue;
                     }
                     spare.clear();
                     spare_spans.clear();
                     let mut last = 0;
-                    for (at, _) in out.match_indices(from.as_str()) {
+                    for at in matches {
                         spare.push_str(&out[last..at]);
                         spare.push_str(to);
                         if with_spans {
@@ -453,14 +461,18 @@ impl HfSpmBpe {
         }
         let mut start = 0;
         if self.cut_at_spaces {
-            let mut prev_space = true;
-            for (i, c) in normalized.char_indices() {
-                let space = c == SPACE;
-                if space && !prev_space && i > start {
-                    self.encode_word(&bytes[start..i], spans_of(start, i), scratch, sink);
-                    start = i;
+            // Each `▁` (its first byte found with memchr, then the other two compared) that
+            // follows a character other than `▁` starts a word.
+            let space = SPACE_UTF8.as_bytes();
+            let mut after_space = 0; // the end of the last `▁` seen
+            for i in memchr::memchr_iter(space[0], bytes) {
+                if bytes[i..].starts_with(space) {
+                    if i > after_space && i > start {
+                        self.encode_word(&bytes[start..i], spans_of(start, i), scratch, sink);
+                        start = i;
+                    }
+                    after_space = i + space.len();
                 }
-                prev_space = space;
             }
         }
         if start < bytes.len() {
@@ -512,7 +524,11 @@ impl HfSpmBpe {
         } = scratch;
         tokens.clear();
         match &self.cuts {
-            Some(cuts) if word.len() > CUT_ABOVE && SafeCuts::has_candidate(word) => {
+            Some(cuts)
+                if word.len() > CUT_ABOVE
+                    && SafeCuts::has_candidate(word)
+                    && !only_spaces_beyond_ascii(word) =>
+            {
                 cuts.segments(self.kernels, word, segments, |id| {
                     self.id_to_token(id).unwrap_or_default().as_bytes()
                 });
@@ -636,6 +652,23 @@ impl HfSpmBpe {
 
 /// `<0xXX>` tokens in a row become their bytes' text, or one U+FFFD per byte when the bytes are
 /// not valid UTF-8 (the `ByteFallback` decoder).
+/// Whether the only non-ASCII characters of `word` are `▁`: indentation before code, where
+/// the vocabulary's runs of `▁` span every cut there could be, so looking for one never pays.
+fn only_spaces_beyond_ascii(word: &[u8]) -> bool {
+    let space = SPACE_UTF8.as_bytes();
+    let mut i = 0;
+    while i < word.len() {
+        if word[i] < 0x80 {
+            i += 1;
+        } else if word[i..].starts_with(space) {
+            i += space.len();
+        } else {
+            return false;
+        }
+    }
+    true
+}
+
 fn byte_fallback(tokens: Vec<String>) -> Vec<String> {
     let byte_of = |t: &str| {
         let hex = t.strip_prefix("<0x")?.strip_suffix('>')?;
