@@ -91,7 +91,8 @@ const SEEN_BITS: usize = 1 << 20;
 /// A piece is stored the second time it is seen, not the first: text where long pieces never
 /// repeat (random characters, identifiers) would otherwise pay a copy per piece for nothing,
 /// and a piece never seen before needs no look in the slots. What was seen is a bitmap of
-/// hashes, emptied when a quarter of its bits are set.
+/// hashes, emptied when a sixteenth of its bits are set (so that at most one piece in sixteen
+/// seen for the first time is looked for in the slots).
 pub struct LongCache {
     slots: Vec<LongEntry>,
     stamp: u16,
@@ -176,7 +177,7 @@ impl LongCache {
             return;
         }
         if !self.was_seen(hash) {
-            if self.seen_count >= SEEN_BITS / 4 || self.seen.is_empty() {
+            if self.seen_count >= SEEN_BITS / 16 || self.seen.is_empty() {
                 self.seen.clear();
                 self.seen.resize(SEEN_BITS / 64, 0);
                 self.seen_count = 0;
