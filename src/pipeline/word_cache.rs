@@ -85,7 +85,8 @@ const LONG_BUDGET: usize = 4 << 20;
 /// Bits of the long tier's filter of pieces seen once (128 KiB).
 const SEEN_BITS: usize = 1 << 20;
 
-/// The long tier: direct-mapped by a hash of the piece, each slot owning its piece's bytes and
+/// The long tier: two-way set associative by a hash of the piece (the less recently used of a
+/// set's two slots is replaced), each slot owning its piece's bytes and
 /// tokens (allocations reused when a slot is overwritten), within [`LONG_BUDGET`].
 ///
 /// A piece is stored the second time it is seen, not the first: text where long pieces never
@@ -119,8 +120,7 @@ fn long_hash(piece: &[u8]) -> u64 {
     let n = piece.len();
     if n <= 8 {
         let (lo, _) = crate::models::token_table::words(piece);
-        let h = (lo ^ n as u64).wrapping_mul(0x1656_67B1_9E37_79F9);
-        return h ^ (h >> 32);
+        return fmix(lo ^ (n as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
     }
     let word = |i: usize| u64::from_le_bytes(piece[i..i + 8].try_into().expect("8 bytes"));
     let mut h = (n as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
@@ -132,7 +132,19 @@ fn long_hash(piece: &[u8]) -> u64 {
         i += 8;
     }
     h = (h ^ word(n - 8)).wrapping_mul(0x1656_67B1_9E37_79F9);
-    h ^ (h >> 32)
+    fmix(h)
+}
+
+/// MurmurHash3's finalizer: every bit of `h` reaches every bit of the result, so pieces that
+/// differ only in their last bytes (which a multiply carries only upwards) still get unrelated
+/// slots and filter bits.
+#[inline]
+fn fmix(mut h: u64) -> u64 {
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xFF51_AFD7_ED55_8CCD);
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xC4CE_B9FE_1A85_EC53);
+    h ^ (h >> 33)
 }
 
 impl LongCache {
@@ -144,8 +156,9 @@ impl LongCache {
         self.stamp = stamp;
     }
 
-    fn slot(&self, hash: u64) -> usize {
-        (hash >> 40) as usize & (LONG_SLOTS - 1)
+    /// The first slot of the two of `hash`'s set.
+    fn set(&self, hash: u64) -> usize {
+        (hash >> 40) as usize & (LONG_SLOTS - 2)
     }
 
     /// The word and bit of `hash` in `seen`.
@@ -163,13 +176,22 @@ impl LongCache {
 
     /// The cached tokens of `piece` (of hash `hash`).
     #[inline]
-    fn get(&self, hash: u64, piece: &[u8]) -> Option<&[PieceToken]> {
-        if !self.was_seen(hash) {
+    fn get(&mut self, hash: u64, piece: &[u8]) -> Option<&[PieceToken]> {
+        if !self.was_seen(hash) || self.slots.is_empty() {
             return None;
         }
-        let e = self.slots.get(self.slot(hash))?;
-        let valid = e.stamp == self.stamp && e.hash == hash && e.piece == piece;
-        (valid && !e.tokens.is_empty()).then_some(&e.tokens[..])
+        let set = self.set(hash);
+        let holds = |e: &LongEntry| {
+            e.stamp == self.stamp && e.hash == hash && e.piece == piece && !e.tokens.is_empty()
+        };
+        if !holds(&self.slots[set]) {
+            if !holds(&self.slots[set + 1]) {
+                return None;
+            }
+            // The most recently used entry of the set is its first.
+            self.slots.swap(set, set + 1);
+        }
+        Some(&self.slots[set].tokens)
     }
 
     fn put(&mut self, hash: u64, piece: &[u8], tokens: &[PieceToken]) {
@@ -190,8 +212,10 @@ impl LongCache {
         if self.slots.is_empty() {
             self.slots.resize(LONG_SLOTS, LongEntry::default());
         }
-        let slot = self.slot(hash);
-        let e = &mut self.slots[slot];
+        // The less recently used slot of the set takes the piece, and becomes the first.
+        let set = self.set(hash);
+        self.slots.swap(set, set + 1);
+        let e = &mut self.slots[set];
         let bytes = |piece: usize, tokens: usize| piece + tokens * size_of::<PieceToken>();
         let old = bytes(e.piece.capacity(), e.tokens.capacity());
         let new = bytes(
@@ -301,7 +325,7 @@ fn ascii_lowercase(x: u64) -> u64 {
 impl WordCache {
     /// The cached tokens of a piece in the long tier.
     #[inline]
-    pub fn get_long(&self, piece: &[u8]) -> Option<&[PieceToken]> {
+    pub fn get_long(&mut self, piece: &[u8]) -> Option<&[PieceToken]> {
         if piece.len() > LONG_PIECE {
             return None;
         }
@@ -475,6 +499,31 @@ mod tests {
         assert!(!through(&mut cache, b, 0).1);
         assert!(!through(&mut cache, a, 0).1);
         assert!(through(&mut cache, c, 0).1);
+        assert!(!through(&mut cache, a, 0).1, "the most recently used stays");
+        assert!(!through(&mut cache, c, 0).1);
+        assert!(through(&mut cache, b, 0).1, "the least recently used went");
+    }
+
+    #[test]
+    fn a_long_set_keeps_its_two_most_recently_used_pieces() {
+        let pieces: Vec<Vec<u8>> = (0..200_000u32)
+            .map(|i| format!("a long piece, number {i:>8}").into_bytes())
+            .collect();
+        let set = |p: &[u8]| (long_hash(p) >> 40) as usize & (LONG_SLOTS - 2);
+        let a = &pieces[0];
+        let mut same = pieces[1..].iter().filter(|p| set(p) == set(a));
+        let (b, c) = (same.next().unwrap(), same.next().unwrap());
+        let mut cache = WordCache::default();
+        cache.claim(1);
+        // Each piece twice: the long tier stores a piece the second time it is seen.
+        for p in [a, a, b, b] {
+            through(&mut cache, p, 0);
+        }
+        assert!(!through(&mut cache, a, 0).1);
+        assert!(!through(&mut cache, b, 0).1);
+        assert!(!through(&mut cache, a, 0).1);
+        assert!(through(&mut cache, c, 0).1, "first sight");
+        assert!(through(&mut cache, c, 0).1, "stored the second time");
         assert!(!through(&mut cache, a, 0).1, "the most recently used stays");
         assert!(!through(&mut cache, c, 0).1);
         assert!(through(&mut cache, b, 0).1, "the least recently used went");
