@@ -569,10 +569,17 @@ impl HfSpmBpe {
         merge.lens.clear();
         let mut unk: Option<(u32, u32)> = None;
         let text = std::str::from_utf8(text).expect("cut at character boundaries");
+        // The entry of the previous character: runs of one character (`▁▁▁…`) look it up once.
+        let mut last: Option<(char, Option<u32>)> = None;
         for c in text.chars() {
             let mut buf = [0u8; 4];
             let s = c.encode_utf8(&mut buf).as_bytes();
-            if let Some(id) = self.bpe.bytes_id(s) {
+            let entry = match last {
+                Some((prev, id)) if prev == c => id,
+                _ => self.bpe.bytes_id(s),
+            };
+            last = Some((c, entry));
+            if let Some(id) = entry {
                 if let Some((uid, ulen)) = unk.take() {
                     merge.ids.push(uid);
                     merge.lens.push(ulen);
