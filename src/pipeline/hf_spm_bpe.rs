@@ -554,8 +554,9 @@ impl HfSpmBpe {
         for t in word_tokens.iter() {
             emit(sink, t.id, t.start, t.end);
         }
-        // Every word goes to the long tier too: with no whole-word shortcut, a miss here costs
-        // a merge per character, and the long tier's 8192 slots back the short tier's 4096.
+        // Every word goes to the long tier too (which stores it when seen a second time): with
+        // no whole-word shortcut, a miss here costs a merge per character, so the long tier's
+        // slots back the short tier's.
         if let Some(key) = &key {
             cache.put(key, word_tokens);
         }
