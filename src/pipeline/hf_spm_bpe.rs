@@ -62,6 +62,10 @@ pub struct HfSpmBpe {
     /// Where long words can be cut ([`SafeCuts`]); `None` when cuts could change the tokens
     /// (see [`HfSpmBpe::from_json`]).
     cuts: Option<SafeCuts>,
+    /// The pairs of ASCII characters next to each other in some entry, when cuts are allowed
+    /// (`cuts`): between two ASCII characters of no such pair, no entry — so no merge — can
+    /// span, and the text is cut there too (code: one pair in six).
+    ascii_pairs: Option<AsciiPairs>,
     /// A whole text that is an entry is that entry (the model's `ignore_merges`).
     ignore_merges: bool,
     cache_owner: usize,
@@ -308,6 +312,9 @@ impl HfSpmBpe {
         let cuts = (no_char_dropped_or_fused
             && !m.merges.iter().any(|(a, b)| inert(a) || inert(b)))
         .then(|| SafeCuts::new(m.vocab.iter().map(|(t, id)| (*id, t.as_bytes()))));
+        let ascii_pairs = cuts
+            .is_some()
+            .then(|| AsciiPairs::of(m.vocab.iter().map(|(t, _)| t.as_str())));
         let vocab = m
             .vocab
             .into_iter()
@@ -331,6 +338,7 @@ impl HfSpmBpe {
             token_strings,
             cut_at_spaces,
             cuts,
+            ascii_pairs,
             ignore_merges: flag("ignore_merges"),
             cache_owner: word_cache::new_owner(),
             kernels,
@@ -460,20 +468,52 @@ impl HfSpmBpe {
             return;
         }
         let mut start = 0;
-        if self.cut_at_spaces {
-            // Each `▁` (its first byte found with memchr, then the other two compared) that
-            // follows a character other than `▁` starts a word.
-            let space = SPACE_UTF8.as_bytes();
-            let mut after_space = 0; // the end of the last `▁` seen
-            for i in memchr::memchr_iter(space[0], bytes) {
-                if bytes[i..].starts_with(space) {
-                    if i > after_space && i > start {
-                        self.encode_word(&bytes[start..i], spans_of(start, i), scratch, sink);
-                        start = i;
+        let cut = |at: usize, start: &mut usize, scratch: &mut Scratch, sink: &mut S| {
+            if at > *start {
+                self.encode_word(&bytes[*start..at], spans_of(*start, at), scratch, sink);
+                *start = at;
+            }
+        };
+        match &self.ascii_pairs {
+            // Cuts before each `▁` that follows a character other than `▁`, and between two
+            // ASCII characters that are next to each other in no entry.
+            Some(pairs) => {
+                let space = SPACE_UTF8.as_bytes();
+                let mut after_space = 0; // the end of the last `▁` seen
+                let mut i = 0;
+                while i < bytes.len() {
+                    let b = bytes[i];
+                    if b < 0x80 {
+                        if i > 0 && bytes[i - 1] < 0x80 && !pairs.holds(bytes[i - 1], b) {
+                            cut(i, &mut start, scratch, sink);
+                        }
+                        i += 1;
+                    } else if self.cut_at_spaces && bytes[i..].starts_with(space) {
+                        if i > after_space {
+                            cut(i, &mut start, scratch, sink);
+                        }
+                        i += space.len();
+                        after_space = i;
+                    } else {
+                        i += 1;
                     }
-                    after_space = i + space.len();
                 }
             }
+            None if self.cut_at_spaces => {
+                // Each `▁` (its first byte found with memchr, then the other two compared)
+                // that follows a character other than `▁` starts a word.
+                let space = SPACE_UTF8.as_bytes();
+                let mut after_space = 0; // the end of the last `▁` seen
+                for i in memchr::memchr_iter(space[0], bytes) {
+                    if bytes[i..].starts_with(space) {
+                        if i > after_space {
+                            cut(i, &mut start, scratch, sink);
+                        }
+                        after_space = i + space.len();
+                    }
+                }
+            }
+            None => {}
         }
         if start < bytes.len() {
             self.encode_word(&bytes[start..], spans_of(start, bytes.len()), scratch, sink);
@@ -660,6 +700,33 @@ impl HfSpmBpe {
 
 /// `<0xXX>` tokens in a row become their bytes' text, or one U+FFFD per byte when the bytes are
 /// not valid UTF-8 (the `ByteFallback` decoder).
+/// A set of pairs of ASCII bytes.
+#[derive(Debug)]
+struct AsciiPairs(Box<[u64; 256]>);
+
+impl AsciiPairs {
+    /// The pairs of ASCII characters that are next to each other in some entry.
+    fn of<'a>(entries: impl Iterator<Item = &'a str>) -> AsciiPairs {
+        let mut bits = Box::new([0u64; 256]);
+        for t in entries {
+            for w in t.as_bytes().windows(2) {
+                if w[0] < 0x80 && w[1] < 0x80 {
+                    let bit = (w[0] as usize) << 7 | w[1] as usize;
+                    bits[bit / 64] |= 1 << (bit % 64);
+                }
+            }
+        }
+        AsciiPairs(bits)
+    }
+
+    /// Whether `a` then `b` (both ASCII) is in the set.
+    #[inline]
+    fn holds(&self, a: u8, b: u8) -> bool {
+        let bit = (a as usize) << 7 | b as usize;
+        self.0[bit / 64] & (1 << (bit % 64)) != 0
+    }
+}
+
 /// Whether the only non-ASCII characters of `word` are `▁`: indentation before code, where
 /// the vocabulary's runs of `▁` span every cut there could be, so looking for one never pays.
 fn only_spaces_beyond_ascii(word: &[u8]) -> bool {
@@ -771,6 +838,60 @@ mod tests {
         let mut enc = Encoding::default();
         model(true).encode_into("ab", &mut enc, false);
         assert_eq!((enc.ids, enc.offsets), (vec![5], vec![(0, 2)]));
+    }
+
+    /// A byte-fallback model over `a b c` whose merges chain across pairs (`ab`, `bc`, `abc`,
+    /// `ca`…), with or without its cuts between ASCII pairs.
+    fn chained(cuts: bool) -> HfSpmBpe {
+        let bytes: Vec<String> = (0..256)
+            .map(|b| format!(r#""<0x{b:02X}>": {}"#, 10 + b))
+            .collect();
+        let json = format!(
+            r#"{{
+                "normalizer": {{"type": "Sequence", "normalizers": [
+                    {{"type": "Prepend", "prepend": "▁"}},
+                    {{"type": "Replace", "pattern": {{"String": " "}}, "content": "▁"}}]}},
+                "pre_tokenizer": null, "decoder": null, "post_processor": null,
+                "added_tokens": [],
+                "model": {{"type": "BPE", "byte_fallback": true, "fuse_unk": true,
+                    "unk_token": "<unk>",
+                    "vocab": {{"<unk>": 0, "▁": 1, "a": 2, "b": 3, "c": 4, "ab": 5, "bc": 6,
+                        "abc": 7, "ca": 8, "▁a": 9, "cab": 300, "bca": 301, {}}},
+                    "merges": [["b", "c"], ["a", "b"], ["a", "bc"], ["c", "a"], ["▁", "a"],
+                        ["c", "ab"], ["bc", "a"]]}}
+            }}"#,
+            bytes.join(", ")
+        );
+        let json = TokenizerJson::parse(json.as_bytes()).unwrap();
+        let mut m = HfSpmBpe::from_json(&json, &LoadOptions::default(), Kernels::scalar()).unwrap();
+        assert!(m.ascii_pairs.is_some());
+        if !cuts {
+            m.ascii_pairs = None;
+        }
+        m
+    }
+
+    #[test]
+    fn cuts_between_ascii_pairs_change_no_token() {
+        let (cut, whole) = (chained(true), chained(false));
+        // `b b`, `c c`, `a a`, `b a`… are in no entry: cut there. Texts of `a b c x` and spaces.
+        let mut x = 12345u32;
+        let (mut a, mut b) = (Encoding::default(), Encoding::default());
+        for len in 1..40 {
+            for _ in 0..50 {
+                let text: String = (0..len)
+                    .map(|_| {
+                        x ^= x << 13;
+                        x ^= x >> 17;
+                        x ^= x << 5;
+                        ['a', 'b', 'c', 'x', ' '][x as usize % 5]
+                    })
+                    .collect();
+                cut.encode_into(&text, &mut a, false);
+                whole.encode_into(&text, &mut b, false);
+                assert_eq!((&a.ids, &a.offsets), (&b.ids, &b.offsets), "{text:?}");
+            }
+        }
     }
 
     #[test]
