@@ -223,6 +223,10 @@ impl LongCache {
             e.tokens.capacity().max(tokens.len()),
         );
         if self.held - old + new > LONG_BUDGET {
+            // Over budget: the slot (the less recently used of its set) is freed instead, so
+            // that a full tier keeps turning over rather than keeping only what fits.
+            self.held -= old;
+            *e = LongEntry::default();
             return;
         }
         // Grown to exactly what is needed, so that `held` is what the budget assumed.
@@ -552,6 +556,28 @@ mod tests {
         // Full pieces of 768 bytes: the budget holds over 5000 of them.
         assert!(stored > LONG_BUDGET / 768, "{stored} stored");
         assert!(early < 20_000 / 20, "{early} stored when first seen");
+        // A full tier keeps turning over: later pieces (each seen a few times) get stored too,
+        // even when every slot's allocation is too small for them.
+        let mut cache = WordCache::default();
+        cache.claim(7);
+        let few = &tokens[..8];
+        for i in 0..40_000u32 {
+            let mut piece = vec![b'x'; 128];
+            piece[..4].copy_from_slice(&i.to_le_bytes());
+            cache.put_long(&piece, few);
+            cache.put_long(&piece, few);
+        }
+        let mut later = 0;
+        for i in 40_000..50_000u32 {
+            let mut piece = vec![b'y'; LONG_PIECE];
+            piece[..4].copy_from_slice(&i.to_le_bytes());
+            for _ in 0..3 {
+                cache.put_long(&piece, &tokens);
+            }
+            later += cache.get_long(&piece).is_some() as usize;
+            assert!(cache.long.held <= LONG_BUDGET);
+        }
+        assert!(later > 10_000 / 4, "{later} of the later pieces stored");
     }
 
     #[test]
