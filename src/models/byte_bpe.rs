@@ -18,6 +18,7 @@ use simdtok_kernels::Kernels;
 use crate::models::part_runs::{Run, merge_runs, push_runs, start_runs};
 use crate::models::rank_queue::RankQueue;
 use crate::models::safe_cuts::SafeCuts;
+use crate::models::segment_cache::{self, SegmentCache};
 use crate::models::self_merges::SelfMerges;
 use crate::models::token_table::TokenTable;
 use crate::models::vocab::Crc32cState;
@@ -45,6 +46,8 @@ pub struct ByteBpe {
     cuts: SafeCuts,
     /// The length of the longest token.
     longest_token: usize,
+    /// This model's results in a thread's [`SegmentCache`].
+    model_id: usize,
     kernels: &'static Kernels,
 }
 
@@ -66,6 +69,7 @@ pub struct BpeScratch {
     rank: Vec<u32>,
     queue: RankQueue,
     segments: Vec<(u32, u32)>,
+    segment_cache: SegmentCache,
     /// The rank of each run length of the repeated byte, for [`ByteBpe::merge_long`].
     run_ranks: Vec<u32>,
     runs: Vec<Run>,
@@ -118,6 +122,7 @@ impl ByteBpe {
             tokens,
             cuts,
             longest_token,
+            model_id: segment_cache::new_model_id(),
             kernels,
         })
     }
@@ -180,6 +185,8 @@ impl ByteBpe {
     /// The merges of a piece that is not a token, segment by segment between its safe cuts.
     fn merge_cut(&self, piece: &[u8], scratch: &mut BpeScratch, out: &mut Vec<PieceToken>) {
         let mut segments = std::mem::take(&mut scratch.segments);
+        let mut cache = std::mem::take(&mut scratch.segment_cache);
+        cache.claim(self.model_id);
         self.cuts.merge_segments(
             self.kernels,
             piece,
@@ -189,9 +196,11 @@ impl ByteBpe {
             |id| self.token_bytes(id).unwrap_or_default(),
             |b| self.rank(b),
             &self.self_merges,
+            &mut cache,
             |b, scratch, out| self.merge(b, scratch, out),
         );
         scratch.segments = segments;
+        scratch.segment_cache = cache;
     }
 
     /// The merges of `piece` from its bytes, without the whole-piece rule.

@@ -16,6 +16,7 @@ use crate::models::byte_bpe::PieceToken;
 use crate::models::part_runs::{Run, merge_runs, push_runs, start_runs};
 use crate::models::rank_queue::RankQueue;
 use crate::models::safe_cuts::SafeCuts;
+use crate::models::segment_cache::{self, SegmentCache};
 use crate::models::self_merges::SelfMerges;
 use crate::models::token_table::TokenTable;
 
@@ -70,6 +71,8 @@ pub struct MergesBpe {
     self_merges: SelfMerges,
     /// Where long pieces can be cut (its tries built on first use).
     cuts: SafeCuts,
+    /// This model's results in a thread's [`SegmentCache`].
+    model_id: usize,
     kernels: &'static Kernels,
 }
 
@@ -89,6 +92,7 @@ pub struct MergeScratch {
     heap: Candidates,
     parts: Vec<Part>,
     segments: Vec<(u32, u32)>,
+    segment_cache: SegmentCache,
     runs: Vec<Run>,
 }
 
@@ -220,6 +224,7 @@ impl MergesBpe {
             byte_pairs,
             self_merges: SelfMerges::new(size),
             cuts,
+            model_id: segment_cache::new_model_id(),
             kernels,
             tokens,
         })
@@ -296,6 +301,8 @@ impl MergesBpe {
     /// The merges of `piece`, segment by segment between its safe cuts.
     fn merge_cut(&self, piece: &[u8], scratch: &mut MergeScratch, out: &mut Vec<PieceToken>) {
         let mut segments = std::mem::take(&mut scratch.segments);
+        let mut cache = std::mem::take(&mut scratch.segment_cache);
+        cache.claim(self.model_id);
         self.cuts.merge_segments(
             self.kernels,
             piece,
@@ -305,9 +312,11 @@ impl MergesBpe {
             |id| self.token_bytes(id).unwrap_or_default(),
             |b| self.by_bytes.get(b),
             &self.self_merges,
+            &mut cache,
             |b, scratch, out| self.merge_bytes(b, scratch, out),
         );
         scratch.segments = segments;
+        scratch.segment_cache = cache;
     }
 
     /// Whether the bytes of token `id` (`piece`) merge into exactly that token.

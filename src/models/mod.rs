@@ -5,6 +5,7 @@ pub mod merges_bpe;
 pub mod part_runs;
 pub mod rank_queue;
 pub mod safe_cuts;
+pub mod segment_cache;
 pub mod self_merges;
 pub mod spm_bpe;
 #[cfg(test)]

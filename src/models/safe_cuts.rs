@@ -34,6 +34,7 @@ use std::sync::OnceLock;
 use simdtok_kernels::{DoubleArray, Kernels};
 
 use crate::models::byte_bpe::PieceToken;
+use crate::models::segment_cache::SegmentCache;
 use crate::models::self_merges::SelfMerges;
 
 /// UTF-8 lead bytes of multi-byte characters: `0xC0..=0xFF`.
@@ -165,7 +166,8 @@ impl SafeCuts {
     }
 
     /// Appends the tokens of `piece` to `out`, merging each segment on its own with `merge` (a
-    /// model's merging from single bytes). A segment that is a token (`token_of`) is that token
+    /// model's merging from single bytes), short segments through `cache` (claimed for the
+    /// model by the caller). A segment that is a token (`token_of`) is that token
     /// only if its own merges make it (`self_merges`): the whole-piece rules (tiktoken's, and
     /// `ignore_merges`) are about pieces, not segments. `segments` is a buffer; `token` as in
     /// [`SafeCuts::segments`].
@@ -180,6 +182,7 @@ impl SafeCuts {
         token: impl Fn(u32) -> &'a [u8],
         token_of: impl Fn(&[u8]) -> Option<u32>,
         self_merges: &SelfMerges,
+        cache: &mut SegmentCache,
         merge: impl Fn(&[u8], &mut S, &mut Vec<PieceToken>),
     ) {
         self.segments(kernels, piece, segments, token);
@@ -188,12 +191,17 @@ impl SafeCuts {
         }
         for &(s, e) in segments.iter() {
             let segment = &piece[s as usize..e as usize];
+            if cache.get(segment, out) {
+                continue;
+            }
+            let before = out.len();
             match token_of(segment) {
                 Some(id) if self_merges.check(id, segment, scratch, &merge) => {
                     out.push(PieceToken { id, len: e - s })
                 }
                 _ => merge(segment, scratch, out),
             }
+            cache.put(segment, &out[before..]);
         }
     }
 }
