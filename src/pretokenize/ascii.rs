@@ -87,6 +87,16 @@ struct Window<'a> {
 }
 
 impl Window<'_> {
+    /// Whether the block phase may decide the window's last block too: the window ends the
+    /// text, and not with whitespace. Past the end no class holds, which is what the end of
+    /// the text means to every rule but `\s+(?!\S)` on a trailing run of whitespace.
+    #[inline]
+    fn last_block_decidable(&self) -> bool {
+        self.at_text_end
+            && self.end > self.base
+            && !matches!(self.b[self.end - 1], b'\t'..=b'\r' | b' ')
+    }
+
     /// The first position at or after `from` (absolute, `from <= end`) whose byte is in none of
     /// the classes of `SET`; `end` when the run reaches the window's end.
     #[inline(always)]
@@ -291,7 +301,9 @@ impl Fast {
         // its first block that way, which is faster than token by token.
         let mut blocks_from = t;
         while t < end {
-            if t >= blocks_from && t + 64 < end {
+            if t >= blocks_from
+                && (t + 64 < end || (t + MIN_FAST <= end && w.last_block_decidable()))
+            {
                 let (pending, resume) = self.blocks::<K>(sc, w, t, piece);
                 t = pending;
                 blocks_from = resume;
@@ -503,11 +515,19 @@ impl Fast {
             ..Carry::default()
         };
         let mut block = first;
-        while block + 1 < w.masks.len() {
+        let blocks = w.masks.len();
+        let last_too = w.last_block_decidable();
+        while block + 1 < blocks || (last_too && block + 1 == blocks) {
             let m = &w.masks[block].0;
-            let nx = &w.masks[block + 1].0;
-            let keep = if block == first { !below } else { !0 };
-            let letter = ((m[LOWER] | m[UPPER]) & keep) | !keep;
+            // Past the text's end (the last block, or its look-ahead) no class holds.
+            let nx = w.masks.get(block + 1).map_or(&[0u64; 8], |n| &n.0);
+            let inside = match w.end - (w.base + block * 64) {
+                n if n >= 64 => !0,
+                n => (1u64 << n) - 1,
+            };
+            let from_t = if block == first { !below } else { !0 };
+            let keep = from_t & inside;
+            let letter = ((m[LOWER] | m[UPPER]) & keep) | !from_t;
             let digit = m[DIGIT] & keep;
             let space = m[SPACE] & keep;
             let newline = m[NEWLINE] & keep;
