@@ -17,8 +17,8 @@ use simdtok_kernels::Kernels;
 
 use crate::models::part_runs::{Run, merge_runs, push_runs, start_runs};
 use crate::models::rank_queue::RankQueue;
-use crate::models::safe_cuts::SafeCuts;
-use crate::models::segment_cache::{self, SegmentCache};
+use crate::models::safe_cuts::{CutBuffers, SafeCuts};
+use crate::models::segment_cache;
 use crate::models::self_merges::SelfMerges;
 use crate::models::token_table::TokenTable;
 use crate::models::vocab::Crc32cState;
@@ -68,8 +68,7 @@ pub struct BpeScratch {
     prev: Vec<u32>,
     rank: Vec<u32>,
     queue: RankQueue,
-    segments: Vec<(u32, u32)>,
-    segment_cache: SegmentCache,
+    cut: CutBuffers,
     /// The rank of each run length of the repeated byte, for [`ByteBpe::merge_long`].
     run_ranks: Vec<u32>,
     runs: Vec<Run>,
@@ -158,7 +157,10 @@ impl ByteBpe {
             });
         } else if piece.len() <= CUT_ABOVE
             || !SafeCuts::has_candidate(piece)
-            || (piece.len() <= SHORT_PIECE && self.few_pair_tokens(piece))
+            || (piece.len() <= SHORT_PIECE
+                && SafeCuts::few_pairs_merge(piece, |a, b| {
+                    self.pair_ranks[(a as usize) << 8 | b as usize] != NONE
+                }))
         {
             self.merge(piece, scratch, out);
         } else {
@@ -166,41 +168,22 @@ impl ByteBpe {
         }
     }
 
-    /// Whether at most one in eight of `piece`'s byte pairs is a token: then it makes few
-    /// merges (random characters: one pair in seventy), and merging it whole is cheaper than
-    /// looking for its safe cuts, which pay off on CJK (every other pair a token).
-    #[inline]
-    fn few_pair_tokens(&self, piece: &[u8]) -> bool {
-        let allowed = piece.len() / 8;
-        let mut tokens = 0;
-        for w in piece.windows(2) {
-            tokens += (self.pair_ranks[(w[0] as usize) << 8 | w[1] as usize] != NONE) as usize;
-            if tokens > allowed {
-                return false;
-            }
-        }
-        true
-    }
-
     /// The merges of a piece that is not a token, segment by segment between its safe cuts.
     fn merge_cut(&self, piece: &[u8], scratch: &mut BpeScratch, out: &mut Vec<PieceToken>) {
-        let mut segments = std::mem::take(&mut scratch.segments);
-        let mut cache = std::mem::take(&mut scratch.segment_cache);
-        cache.claim(self.model_id);
+        let mut buffers = std::mem::take(&mut scratch.cut);
         self.cuts.merge_segments(
             self.kernels,
             piece,
-            &mut segments,
+            &mut buffers,
+            self.model_id,
             scratch,
             out,
             |id| self.token_bytes(id).unwrap_or_default(),
             |b| self.rank(b),
             &self.self_merges,
-            &mut cache,
             |b, scratch, out| self.merge(b, scratch, out),
         );
-        scratch.segments = segments;
-        scratch.segment_cache = cache;
+        scratch.cut = buffers;
     }
 
     /// The merges of `piece` from its bytes, without the whole-piece rule.

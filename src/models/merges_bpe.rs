@@ -15,8 +15,8 @@ use std::collections::{BinaryHeap, HashMap};
 use crate::models::byte_bpe::PieceToken;
 use crate::models::part_runs::{Run, merge_runs, push_runs, start_runs};
 use crate::models::rank_queue::RankQueue;
-use crate::models::safe_cuts::SafeCuts;
-use crate::models::segment_cache::{self, SegmentCache};
+use crate::models::safe_cuts::{CutBuffers, SafeCuts};
+use crate::models::segment_cache;
 use crate::models::self_merges::SelfMerges;
 use crate::models::token_table::TokenTable;
 
@@ -91,8 +91,7 @@ pub struct MergeScratch {
     prev: Vec<u32>,
     heap: Candidates,
     parts: Vec<Part>,
-    segments: Vec<(u32, u32)>,
-    segment_cache: SegmentCache,
+    cut: CutBuffers,
     runs: Vec<Run>,
 }
 
@@ -274,7 +273,10 @@ impl MergesBpe {
         }
         if piece.len() <= CUT_ABOVE
             || !SafeCuts::has_candidate(piece)
-            || (piece.len() <= SHORT && self.few_pair_merges(piece))
+            || (piece.len() <= SHORT
+                && SafeCuts::few_pairs_merge(piece, |a, b| {
+                    self.byte_pairs[(a as usize) << 8 | b as usize].0 != NONE
+                }))
         {
             self.merge_bytes(piece, scratch, out);
         } else {
@@ -282,41 +284,22 @@ impl MergesBpe {
         }
     }
 
-    /// Whether at most one in eight of `piece`'s byte pairs has a listed merge: then it makes
-    /// few merges (random characters), and merging it whole is cheaper than looking for its
-    /// safe cuts, which pay off on CJK (every other pair merges).
-    #[inline]
-    fn few_pair_merges(&self, piece: &[u8]) -> bool {
-        let allowed = piece.len() / 8;
-        let mut merges = 0;
-        for w in piece.windows(2) {
-            merges += (self.byte_pairs[(w[0] as usize) << 8 | w[1] as usize].0 != NONE) as usize;
-            if merges > allowed {
-                return false;
-            }
-        }
-        true
-    }
-
     /// The merges of `piece`, segment by segment between its safe cuts.
     fn merge_cut(&self, piece: &[u8], scratch: &mut MergeScratch, out: &mut Vec<PieceToken>) {
-        let mut segments = std::mem::take(&mut scratch.segments);
-        let mut cache = std::mem::take(&mut scratch.segment_cache);
-        cache.claim(self.model_id);
+        let mut buffers = std::mem::take(&mut scratch.cut);
         self.cuts.merge_segments(
             self.kernels,
             piece,
-            &mut segments,
+            &mut buffers,
+            self.model_id,
             scratch,
             out,
             |id| self.token_bytes(id).unwrap_or_default(),
             |b| self.by_bytes.get(b),
             &self.self_merges,
-            &mut cache,
             |b, scratch, out| self.merge_bytes(b, scratch, out),
         );
-        scratch.segments = segments;
-        scratch.segment_cache = cache;
+        scratch.cut = buffers;
     }
 
     /// Whether the bytes of token `id` (`piece`) merge into exactly that token.

@@ -51,6 +51,13 @@ pub struct SafeCuts {
     pairs: Box<[u64]>,
 }
 
+/// The buffers of [`SafeCuts::merge_segments`], kept by a model's scratch between pieces.
+#[derive(Default, Debug)]
+pub struct CutBuffers {
+    segments: Vec<(u32, u32)>,
+    cache: SegmentCache,
+}
+
 /// A segment longer than this without a cut ends the search for cuts.
 const GIVE_UP: usize = 64;
 
@@ -165,9 +172,25 @@ impl SafeCuts {
         out.push((start as u32, n as u32));
     }
 
+    /// Whether at most one in eight of `piece`'s byte pairs is in a token (`in_a_token`): then
+    /// it makes few merges (random characters: one pair in seventy), and merging it whole is
+    /// cheaper than looking for its safe cuts, which pay off on CJK (every other pair).
+    #[inline]
+    pub fn few_pairs_merge(piece: &[u8], in_a_token: impl Fn(u8, u8) -> bool) -> bool {
+        let allowed = piece.len() / 8;
+        let mut merging = 0;
+        for w in piece.windows(2) {
+            merging += in_a_token(w[0], w[1]) as usize;
+            if merging > allowed {
+                return false;
+            }
+        }
+        true
+    }
+
     /// Appends the tokens of `piece` to `out`, merging each segment on its own with `merge` (a
-    /// model's merging from single bytes), short segments through `cache` (claimed for the
-    /// model by the caller). A segment that is a token (`token_of`) is that token
+    /// model's merging from single bytes), short segments through the cache of `buffers`
+    /// (for the model `model_id`). A segment that is a token (`token_of`) is that token
     /// only if its own merges make it (`self_merges`): the whole-piece rules (tiktoken's, and
     /// `ignore_merges`) are about pieces, not segments. `segments` is a buffer; `token` as in
     /// [`SafeCuts::segments`].
@@ -176,15 +199,17 @@ impl SafeCuts {
         &self,
         kernels: &Kernels,
         piece: &[u8],
-        segments: &mut Vec<(u32, u32)>,
+        buffers: &mut CutBuffers,
+        model_id: usize,
         scratch: &mut S,
         out: &mut Vec<PieceToken>,
         token: impl Fn(u32) -> &'a [u8],
         token_of: impl Fn(&[u8]) -> Option<u32>,
         self_merges: &SelfMerges,
-        cache: &mut SegmentCache,
         merge: impl Fn(&[u8], &mut S, &mut Vec<PieceToken>),
     ) {
+        let CutBuffers { segments, cache } = buffers;
+        cache.claim(model_id);
         self.segments(kernels, piece, segments, token);
         if segments.len() == 1 {
             return merge(piece, scratch, out);
