@@ -408,13 +408,10 @@ impl HfSpmBpe {
                     }
                 }
                 NormalizeStep::Replace(from, to) => {
-                    // One byte (the space of `▁` files): found with memchr.
-                    let matches: Box<dyn Iterator<Item = usize>> = match from.as_bytes() {
-                        [] => continue,
-                        &[b] => Box::new(memchr::memchr_iter(b, out.as_bytes())),
-                        _ => Box::new(out.match_indices(from.as_str()).map(|(at, _)| at)),
-                    };
-                    let mut matches = matches.peekable();
+                    if from.is_empty() {
+                        continue;
+                    }
+                    let mut matches = Matches::of(out, from).peekable();
                     if matches.peek().is_none() {
                         continue;
                     }
@@ -700,6 +697,33 @@ impl HfSpmBpe {
 
 /// `<0xXX>` tokens in a row become their bytes' text, or one U+FFFD per byte when the bytes are
 /// not valid UTF-8 (the `ByteFallback` decoder).
+/// Where `from` occurs in a text, left to right: one byte (the space of `▁` files) is found
+/// with memchr.
+enum Matches<'a> {
+    Byte(memchr::Memchr<'a>),
+    Str(std::str::MatchIndices<'a, &'a str>),
+}
+
+impl<'a> Matches<'a> {
+    fn of(text: &'a str, from: &'a str) -> Matches<'a> {
+        match from.as_bytes() {
+            &[b] => Matches::Byte(memchr::memchr_iter(b, text.as_bytes())),
+            _ => Matches::Str(text.match_indices(from)),
+        }
+    }
+}
+
+impl Iterator for Matches<'_> {
+    type Item = usize;
+
+    fn next(&mut self) -> Option<usize> {
+        match self {
+            Matches::Byte(m) => m.next(),
+            Matches::Str(m) => m.next().map(|(at, _)| at),
+        }
+    }
+}
+
 /// A set of pairs of ASCII bytes.
 #[derive(Debug)]
 struct AsciiPairs(Box<[u64; 256]>);
