@@ -11,6 +11,7 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::models::byte_bpe::PieceToken;
+use crate::models::cache_owner::{CacheOwner, Stamp};
 
 /// Segments up to this many bytes are cached…
 const MAX_SEGMENT: usize = 8;
@@ -33,28 +34,16 @@ struct Entry {
     /// Tokens (0 for none stored).
     n: u8,
     /// The cache's stamp when stored: entries of another stamp are empty.
-    stamp: u16,
+    stamp: Stamp,
     lens: [u8; MAX_TOKENS],
     ids: [u32; MAX_TOKENS],
 }
 
 /// See the module documentation. Allocated on first use.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub struct SegmentCache {
-    model: usize,
-    /// Never 0, which empty entries have.
-    stamp: u16,
+    owner: CacheOwner,
     entries: Vec<Entry>,
-}
-
-impl Default for SegmentCache {
-    fn default() -> Self {
-        SegmentCache {
-            model: usize::MAX,
-            stamp: 1,
-            entries: Vec::new(),
-        }
-    }
 }
 
 /// The key of a segment of at most [`MAX_SEGMENT`] bytes and its slot.
@@ -72,13 +61,8 @@ impl SegmentCache {
     /// Makes the cache hold results of `model` (forgetting another model's).
     #[inline]
     pub fn claim(&mut self, model: usize) {
-        if self.model != model {
-            self.stamp = self.stamp.wrapping_add(1);
-            if self.stamp == 0 {
-                self.entries.fill(Entry::default());
-                self.stamp = 1;
-            }
-            self.model = model;
+        if self.owner.claim(model) {
+            self.entries.fill(Entry::default());
         }
     }
 
@@ -91,7 +75,7 @@ impl SegmentCache {
         }
         let (key, slot) = key_and_slot(segment);
         let e = &self.entries[slot];
-        if e.stamp != self.stamp || e.key != key || e.len as usize != segment.len() {
+        if e.stamp != self.owner.stamp() || e.key != key || e.len as usize != segment.len() {
             return false;
         }
         for i in 0..e.n as usize {
@@ -117,7 +101,7 @@ impl SegmentCache {
             key,
             len: segment.len() as u8,
             n: tokens.len() as u8,
-            stamp: self.stamp,
+            stamp: self.owner.stamp(),
             ..Entry::default()
         };
         for (i, t) in tokens.iter().enumerate() {

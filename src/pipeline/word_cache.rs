@@ -14,6 +14,7 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::models::byte_bpe::PieceToken;
+use crate::models::cache_owner::{CacheOwner, Stamp};
 use crate::models::wordpiece::WordToken;
 use crate::pipeline::sink::Sink;
 
@@ -40,16 +41,14 @@ struct Entry {
     n: u8,
     ends: [u8; MAX_TOKENS],
     /// The cache's stamp when the entry was stored: entries of another stamp are empty.
-    stamp: u16,
+    stamp: Stamp,
     ids: [u32; MAX_TOKENS],
 }
 
 /// The cache of one thread for one tokenizer.
 pub struct WordCache {
-    owner: usize,
-    /// Bumped when another tokenizer claims the cache, so that switching costs no clearing
-    /// (all entries are cleared only when the stamp wraps). Never 0, which empty entries have.
-    stamp: u16,
+    /// The tokenizer whose results it holds: switching costs no clearing (see [`CacheOwner`]).
+    owner: CacheOwner,
     entries: Box<[Entry]>,
     long: LongCache,
 }
@@ -57,12 +56,10 @@ pub struct WordCache {
 impl Default for WordCache {
     fn default() -> Self {
         WordCache {
-            owner: usize::MAX,
-            stamp: 1,
+            owner: CacheOwner::default(),
             entries: vec![Entry::default(); SLOTS].into_boxed_slice(),
             long: LongCache {
                 slots: Vec::new(),
-                stamp: 1,
                 held: 0,
                 seen: Vec::new(),
                 seen_count: 0,
@@ -96,7 +93,6 @@ const SEEN_BITS: usize = 1 << 20;
 /// seen for the first time is looked for in the slots).
 pub struct LongCache {
     slots: Vec<LongEntry>,
-    stamp: u16,
     /// The bytes the slots' pieces and tokens hold (their capacities).
     held: usize,
     seen: Vec<u64>,
@@ -106,8 +102,8 @@ pub struct LongCache {
 
 #[derive(Default, Clone)]
 struct LongEntry {
-    /// The cache's stamp when stored (see [`WordCache::stamp`]).
-    stamp: u16,
+    /// The cache's stamp when stored (see [`CacheOwner`]).
+    stamp: Stamp,
     hash: u64,
     piece: Vec<u8>,
     tokens: Vec<PieceToken>,
@@ -148,12 +144,11 @@ fn fmix(mut h: u64) -> u64 {
 }
 
 impl LongCache {
-    /// Empties the tier: a new stamp (entries stay allocated for reuse).
-    fn clear(&mut self, stamp: u16) {
-        if stamp == 1 {
-            self.slots.iter_mut().for_each(|e| e.stamp = 0);
-        }
-        self.stamp = stamp;
+    /// Gives every entry the empty stamp (their allocations stay, for reuse).
+    fn clear(&mut self) {
+        self.slots
+            .iter_mut()
+            .for_each(|e| e.stamp = Stamp::default());
     }
 
     /// The first slot of the two of `hash`'s set.
@@ -174,15 +169,15 @@ impl LongCache {
         self.seen.get(word).is_some_and(|w| w & bit != 0)
     }
 
-    /// The cached tokens of `piece` (of hash `hash`).
+    /// The cached tokens of `piece` (of hash `hash`), stored with `stamp`.
     #[inline]
-    fn get(&mut self, hash: u64, piece: &[u8]) -> Option<&[PieceToken]> {
+    fn get(&mut self, stamp: Stamp, hash: u64, piece: &[u8]) -> Option<&[PieceToken]> {
         if !self.was_seen(hash) || self.slots.is_empty() {
             return None;
         }
         let set = self.set(hash);
         let holds = |e: &LongEntry| {
-            e.stamp == self.stamp && e.hash == hash && e.piece == piece && !e.tokens.is_empty()
+            e.stamp == stamp && e.hash == hash && e.piece == piece && !e.tokens.is_empty()
         };
         if !holds(&self.slots[set]) {
             if !holds(&self.slots[set + 1]) {
@@ -194,7 +189,8 @@ impl LongCache {
         Some(&self.slots[set].tokens)
     }
 
-    fn put(&mut self, hash: u64, piece: &[u8], tokens: &[PieceToken]) {
+    /// Stores the tokens of `piece` (of hash `hash`) with `stamp` (see the type's documentation).
+    fn put(&mut self, stamp: Stamp, hash: u64, piece: &[u8], tokens: &[PieceToken]) {
         if tokens.len() > LONG_MAX_TOKENS || piece.len() > LONG_PIECE {
             return;
         }
@@ -236,7 +232,7 @@ impl LongCache {
         if e.tokens.capacity() < tokens.len() {
             e.tokens = Vec::with_capacity(tokens.len());
         }
-        e.stamp = self.stamp;
+        e.stamp = stamp;
         e.hash = hash;
         e.piece.clear();
         e.piece.extend_from_slice(piece);
@@ -333,13 +329,14 @@ impl WordCache {
         if piece.len() > LONG_PIECE {
             return None;
         }
-        self.long.get(long_hash(piece), piece)
+        self.long.get(self.owner.stamp(), long_hash(piece), piece)
     }
 
     /// Stores the tokens of a piece in the long tier (when they fit).
     pub fn put_long(&mut self, piece: &[u8], tokens: &[PieceToken]) {
         if piece.len() <= LONG_PIECE {
-            self.long.put(long_hash(piece), piece, tokens);
+            self.long
+                .put(self.owner.stamp(), long_hash(piece), piece, tokens);
         }
     }
 
@@ -352,14 +349,9 @@ impl WordCache {
     /// Empties the cache when it belongs to another tokenizer than `owner`.
     #[inline]
     pub fn claim(&mut self, owner: usize) {
-        if self.owner != owner {
-            self.stamp = self.stamp.wrapping_add(1);
-            if self.stamp == 0 {
-                self.entries.fill(Entry::default());
-                self.stamp = 1;
-            }
-            self.long.clear(self.stamp);
-            self.owner = owner;
+        if self.owner.claim(owner) {
+            self.entries.fill(Entry::default());
+            self.long.clear();
         }
     }
 
@@ -367,7 +359,7 @@ impl WordCache {
     #[inline]
     pub fn get(&mut self, key: &Key, mut emit: impl FnMut(u32, u32, u32)) -> bool {
         let set = key.slot & !1;
-        let stamp = self.stamp;
+        let stamp = self.owner.stamp();
         let holds = |e: &Entry| e.stamp == stamp && e.key == key.words && e.len == key.len;
         if !holds(&self.entries[set]) {
             if !holds(&self.entries[set + 1]) {
@@ -396,7 +388,7 @@ impl WordCache {
             key: key.words,
             len: key.len,
             n: tokens.len() as u8,
-            stamp: self.stamp,
+            stamp: self.owner.stamp(),
             ..Entry::default()
         };
         for (i, t) in tokens.iter().enumerate() {
@@ -473,10 +465,10 @@ mod tests {
         // … however many claims later: a stamp never comes back while an entry has it.
         through(&mut cache, &text[..4], 0);
         through(&mut cache, &text[..30], 0);
-        let stored = cache.stamp;
+        let stored = cache.owner.stamp();
         for i in 0.. {
             cache.claim(9 + i % 2);
-            if cache.stamp == stored {
+            if cache.owner.stamp() == stored {
                 break;
             }
         }

@@ -1,0 +1,74 @@
+//! Which model (or tokenizer) a per-thread cache holds results of, and the stamp its current
+//! entries carry. A cache that another model or tokenizer claims takes a new stamp, so its old
+//! entries read as empty without being touched; they are cleared only when the stamps wrap
+//! around, before an old stamp could come back.
+
+/// The stamp of a cache entry. The default one is never current: an empty entry has it.
+#[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
+pub struct Stamp(u16);
+
+/// See the module documentation.
+#[derive(Debug)]
+pub struct CacheOwner {
+    owner: usize,
+    stamp: Stamp,
+}
+
+impl Default for CacheOwner {
+    fn default() -> Self {
+        CacheOwner {
+            owner: usize::MAX,
+            stamp: Stamp(1),
+        }
+    }
+}
+
+impl CacheOwner {
+    /// The stamp that the cache's current entries carry.
+    #[inline]
+    pub fn stamp(&self) -> Stamp {
+        self.stamp
+    }
+
+    /// Makes `owner` the cache's owner (a new stamp when it changes). Returns `true` when the
+    /// stamps wrapped around: the caller must then give every entry the default stamp.
+    #[inline]
+    pub fn claim(&mut self, owner: usize) -> bool {
+        if self.owner == owner {
+            return false;
+        }
+        self.owner = owner;
+        self.stamp.0 = self.stamp.0.wrapping_add(1);
+        if self.stamp.0 == 0 {
+            self.stamp.0 = 1;
+            return true;
+        }
+        false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_new_owner_gets_a_new_stamp_and_the_wrap_is_reported() {
+        let mut o = CacheOwner::default();
+        assert!(!o.claim(1));
+        let first = o.stamp();
+        assert!(!o.claim(1));
+        assert_eq!(o.stamp(), first, "the same owner keeps its stamp");
+        let mut wraps = 0;
+        for i in 0..70_000 {
+            if o.claim(2 + i % 2) {
+                wraps += 1;
+            }
+            assert_ne!(
+                o.stamp(),
+                Stamp::default(),
+                "the empty stamp is never current"
+            );
+        }
+        assert_eq!(wraps, 1);
+    }
+}
