@@ -19,7 +19,18 @@ fn main() {
     let lines: Vec<&str> = text.lines().collect();
     let bytes: usize = lines.iter().map(|l| l.len()).sum();
     let mut ids = Vec::new();
+    // THRASH=MB: walks that many megabytes between passes, as other encoders do between
+    // simdtok's passes in bench-peers' round robin (the CPU caches lose simdtok's tables).
+    let thrash: usize = std::env::var("THRASH")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    let mut junk = vec![0u8; thrash << 20];
     for pass in 0..passes {
+        for (i, b) in junk.iter_mut().enumerate().step_by(64) {
+            *b = b.wrapping_add(i as u8);
+        }
+        std::hint::black_box(&junk);
         let t = Instant::now();
         let mut n = 0usize;
         for line in &lines {
