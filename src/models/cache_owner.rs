@@ -7,6 +7,13 @@
 #[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
 pub struct Stamp(u16);
 
+impl Stamp {
+    /// The stamp as a number, for caches that pack it with other fields.
+    pub fn bits(self) -> u16 {
+        self.0
+    }
+}
+
 /// See the module documentation.
 #[derive(Debug)]
 pub struct CacheOwner {

@@ -5,6 +5,7 @@ pub mod bert_load;
 pub mod hf_bpe;
 pub mod hf_bpe_load;
 pub mod hf_spm_bpe;
+pub mod long_cache;
 pub(crate) mod sink;
 pub mod spm;
 pub mod tiktoken;

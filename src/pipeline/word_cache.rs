@@ -8,14 +8,17 @@
 //!
 //! BPE pieces of 17 to [`LONG_PIECE`] bytes — the letter runs of CJK text, where one piece is a
 //! whole clause and costs dozens of merges — and short ones of many tokens have a second tier
-//! ([`LongCache`]), allocated on first use: 32768 slots (2 MiB) and at most 4 MiB of pieces and
-//! tokens. All told a thread's cache stays under 9 MiB.
+//! ([`LongCache`]), allocated on first use: under 4.5 MiB. All told a thread's cache stays
+//! under 7 MiB.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::models::byte_bpe::PieceToken;
 use crate::models::cache_owner::{CacheOwner, Stamp};
 use crate::models::wordpiece::WordToken;
+#[cfg(test)]
+use crate::pipeline::long_cache::{LONG_MAX_TOKENS, LONG_PIECE};
+use crate::pipeline::long_cache::{LongCache, LongTokens};
 use crate::pipeline::sink::Sink;
 
 static NEXT_OWNER: AtomicUsize = AtomicUsize::new(0);
@@ -58,187 +61,8 @@ impl Default for WordCache {
         WordCache {
             owner: CacheOwner::default(),
             entries: vec![Entry::default(); SLOTS].into_boxed_slice(),
-            long: LongCache {
-                slots: Vec::new(),
-                held: 0,
-                seen: Vec::new(),
-                seen_count: 0,
-            },
+            long: LongCache::default(),
         }
-    }
-}
-
-/// Pieces up to this many bytes go to the long tier: those of more than [`MAX_WORD`] bytes,
-/// and shorter ones with more than 4 tokens.
-pub const LONG_PIECE: usize = 256;
-/// … when they make at most this many tokens.
-const LONG_MAX_TOKENS: usize = 64;
-/// 32768 slots: a megabyte of Japanese has some 8000 distinct long pieces.
-const LONG_SLOTS: usize = 1 << 15;
-/// The most bytes the long tier's pieces and tokens may hold (its slots take another 2 MiB):
-/// a piece that would take it over is not stored.
-const LONG_BUDGET: usize = 4 << 20;
-
-/// Bits of the long tier's filter of pieces seen once (128 KiB).
-const SEEN_BITS: usize = 1 << 20;
-
-/// The long tier: two-way set associative by a hash of the piece (the less recently used of a
-/// set's two slots is replaced), each slot owning its piece's bytes and
-/// tokens (allocations reused when a slot is overwritten), within [`LONG_BUDGET`].
-///
-/// A piece is stored the second time it is seen, not the first: text where long pieces never
-/// repeat (random characters, identifiers) would otherwise pay a copy per piece for nothing,
-/// and a piece never seen before needs no look in the slots. What was seen is a bitmap of
-/// hashes, emptied when a sixteenth of its bits are set (so that at most one piece in sixteen
-/// seen for the first time is looked for in the slots).
-pub struct LongCache {
-    slots: Vec<LongEntry>,
-    /// The bytes the slots' pieces and tokens hold (their capacities).
-    held: usize,
-    seen: Vec<u64>,
-    /// Bits set in `seen` since it was last emptied.
-    seen_count: usize,
-}
-
-#[derive(Default, Clone)]
-struct LongEntry {
-    /// The cache's stamp when stored (see [`CacheOwner`]).
-    stamp: Stamp,
-    hash: u64,
-    piece: Vec<u8>,
-    tokens: Vec<PieceToken>,
-}
-
-/// A hash of a piece: its 8-byte words folded by multiply and rotate, the last word read
-/// overlapping so no byte is copied.
-#[inline]
-fn long_hash(piece: &[u8]) -> u64 {
-    let n = piece.len();
-    if n <= 8 {
-        let (lo, _) = crate::models::token_table::words(piece);
-        return fmix(lo ^ (n as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
-    }
-    let word = |i: usize| u64::from_le_bytes(piece[i..i + 8].try_into().expect("8 bytes"));
-    let mut h = (n as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    let mut i = 0;
-    while i + 8 < n {
-        h = (h ^ word(i))
-            .wrapping_mul(0xC2B2_AE3D_27D4_EB4F)
-            .rotate_left(29);
-        i += 8;
-    }
-    h = (h ^ word(n - 8)).wrapping_mul(0x1656_67B1_9E37_79F9);
-    fmix(h)
-}
-
-/// MurmurHash3's finalizer: every bit of `h` reaches every bit of the result, so pieces that
-/// differ only in their last bytes (which a multiply carries only upwards) still get unrelated
-/// slots and filter bits.
-#[inline]
-fn fmix(mut h: u64) -> u64 {
-    h ^= h >> 33;
-    h = h.wrapping_mul(0xFF51_AFD7_ED55_8CCD);
-    h ^= h >> 33;
-    h = h.wrapping_mul(0xC4CE_B9FE_1A85_EC53);
-    h ^ (h >> 33)
-}
-
-impl LongCache {
-    /// Gives every entry the empty stamp (their allocations stay, for reuse).
-    fn clear(&mut self) {
-        self.slots
-            .iter_mut()
-            .for_each(|e| e.stamp = Stamp::default());
-    }
-
-    /// The first slot of the two of `hash`'s set.
-    fn set(&self, hash: u64) -> usize {
-        (hash >> 40) as usize & (LONG_SLOTS - 2)
-    }
-
-    /// The word and bit of `hash` in `seen`.
-    fn seen_bit(hash: u64) -> (usize, u64) {
-        let bit = hash as usize & (SEEN_BITS - 1);
-        (bit / 64, 1 << (bit % 64))
-    }
-
-    /// Whether a piece of hash `hash` may have been seen.
-    #[inline]
-    fn was_seen(&self, hash: u64) -> bool {
-        let (word, bit) = Self::seen_bit(hash);
-        self.seen.get(word).is_some_and(|w| w & bit != 0)
-    }
-
-    /// The cached tokens of `piece` (of hash `hash`), stored with `stamp`.
-    #[inline]
-    fn get(&mut self, stamp: Stamp, hash: u64, piece: &[u8]) -> Option<&[PieceToken]> {
-        if !self.was_seen(hash) || self.slots.is_empty() {
-            return None;
-        }
-        let set = self.set(hash);
-        let holds = |e: &LongEntry| {
-            e.stamp == stamp && e.hash == hash && e.piece == piece && !e.tokens.is_empty()
-        };
-        if !holds(&self.slots[set]) {
-            if !holds(&self.slots[set + 1]) {
-                return None;
-            }
-            // The most recently used entry of the set is its first.
-            self.slots.swap(set, set + 1);
-        }
-        Some(&self.slots[set].tokens)
-    }
-
-    /// Stores the tokens of `piece` (of hash `hash`) with `stamp` (see the type's documentation).
-    fn put(&mut self, stamp: Stamp, hash: u64, piece: &[u8], tokens: &[PieceToken]) {
-        if tokens.len() > LONG_MAX_TOKENS || piece.len() > LONG_PIECE {
-            return;
-        }
-        if !self.was_seen(hash) {
-            if self.seen_count >= SEEN_BITS / 16 || self.seen.is_empty() {
-                self.seen.clear();
-                self.seen.resize(SEEN_BITS / 64, 0);
-                self.seen_count = 0;
-            }
-            let (word, bit) = Self::seen_bit(hash);
-            self.seen[word] |= bit;
-            self.seen_count += 1;
-            return;
-        }
-        if self.slots.is_empty() {
-            self.slots.resize(LONG_SLOTS, LongEntry::default());
-        }
-        // The less recently used slot of the set takes the piece, and becomes the first.
-        let set = self.set(hash);
-        self.slots.swap(set, set + 1);
-        let e = &mut self.slots[set];
-        let bytes = |piece: usize, tokens: usize| piece + tokens * size_of::<PieceToken>();
-        let old = bytes(e.piece.capacity(), e.tokens.capacity());
-        let new = bytes(
-            e.piece.capacity().max(piece.len()),
-            e.tokens.capacity().max(tokens.len()),
-        );
-        if self.held - old + new > LONG_BUDGET {
-            // Over budget: the slot (the less recently used of its set) is freed instead, so
-            // that a full tier keeps turning over rather than keeping only what fits.
-            self.held -= old;
-            *e = LongEntry::default();
-            return;
-        }
-        // Grown to exactly what is needed, so that `held` is what the budget assumed.
-        if e.piece.capacity() < piece.len() {
-            e.piece = Vec::with_capacity(piece.len());
-        }
-        if e.tokens.capacity() < tokens.len() {
-            e.tokens = Vec::with_capacity(tokens.len());
-        }
-        e.stamp = stamp;
-        e.hash = hash;
-        e.piece.clear();
-        e.piece.extend_from_slice(piece);
-        e.tokens.clear();
-        e.tokens.extend_from_slice(tokens);
-        self.held = self.held - old + bytes(e.piece.capacity(), e.tokens.capacity());
     }
 }
 
@@ -325,19 +149,13 @@ fn ascii_lowercase(x: u64) -> u64 {
 impl WordCache {
     /// The cached tokens of a piece in the long tier.
     #[inline]
-    pub fn get_long(&mut self, piece: &[u8]) -> Option<&[PieceToken]> {
-        if piece.len() > LONG_PIECE {
-            return None;
-        }
-        self.long.get(self.owner.stamp(), long_hash(piece), piece)
+    pub fn get_long(&mut self, piece: &[u8]) -> Option<LongTokens<'_>> {
+        self.long.get(self.owner.stamp(), piece)
     }
 
-    /// Stores the tokens of a piece in the long tier (when they fit).
+    /// Stores the tokens of a piece in the long tier (when they fit, and it was seen before).
     pub fn put_long(&mut self, piece: &[u8], tokens: &[PieceToken]) {
-        if piece.len() <= LONG_PIECE {
-            self.long
-                .put(self.owner.stamp(), long_hash(piece), piece, tokens);
-        }
+        self.long.put(self.owner.stamp(), piece, tokens);
     }
 
     /// Whether a short word of `n` tokens fits in the short tier.
@@ -501,78 +319,6 @@ mod tests {
     }
 
     #[test]
-    fn a_long_set_keeps_its_two_most_recently_used_pieces() {
-        let pieces: Vec<Vec<u8>> = (0..200_000u32)
-            .map(|i| format!("a long piece, number {i:>8}").into_bytes())
-            .collect();
-        let set = |p: &[u8]| (long_hash(p) >> 40) as usize & (LONG_SLOTS - 2);
-        let a = &pieces[0];
-        let mut same = pieces[1..].iter().filter(|p| set(p) == set(a));
-        let (b, c) = (same.next().unwrap(), same.next().unwrap());
-        let mut cache = WordCache::default();
-        cache.claim(1);
-        // Each piece twice: the long tier stores a piece the second time it is seen.
-        for p in [a, a, b, b] {
-            through(&mut cache, p, 0);
-        }
-        assert!(!through(&mut cache, a, 0).1);
-        assert!(!through(&mut cache, b, 0).1);
-        assert!(!through(&mut cache, a, 0).1);
-        assert!(through(&mut cache, c, 0).1, "first sight");
-        assert!(through(&mut cache, c, 0).1, "stored the second time");
-        assert!(!through(&mut cache, a, 0).1, "the most recently used stays");
-        assert!(!through(&mut cache, c, 0).1);
-        assert!(through(&mut cache, b, 0).1, "the least recently used went");
-    }
-
-    #[test]
-    fn the_long_tier_stays_within_its_budget() {
-        let mut cache = WordCache::default();
-        cache.claim(7);
-        let tokens = vec![PieceToken { id: 1, len: 4 }; LONG_MAX_TOKENS];
-        let (mut stored, mut early) = (0, 0);
-        for i in 0..20_000u32 {
-            let mut piece = vec![b'x'; LONG_PIECE];
-            piece[..4].copy_from_slice(&i.to_le_bytes());
-            cache.put_long(&piece, &tokens);
-            // Only when the filter of seen pieces has this piece's bit from another one.
-            early += cache.get_long(&piece).is_some() as usize;
-            cache.put_long(&piece, &tokens);
-            stored += cache.get_long(&piece).is_some() as usize;
-            assert!(
-                cache.long.held <= LONG_BUDGET,
-                "{} bytes after {i}",
-                cache.long.held
-            );
-        }
-        // Full pieces of 768 bytes: the budget holds over 5000 of them.
-        assert!(stored > LONG_BUDGET / 768, "{stored} stored");
-        assert!(early < 20_000 / 20, "{early} stored when first seen");
-        // A full tier keeps turning over: later pieces (each seen a few times) get stored too,
-        // even when every slot's allocation is too small for them.
-        let mut cache = WordCache::default();
-        cache.claim(7);
-        let few = &tokens[..8];
-        for i in 0..40_000u32 {
-            let mut piece = vec![b'x'; 128];
-            piece[..4].copy_from_slice(&i.to_le_bytes());
-            cache.put_long(&piece, few);
-            cache.put_long(&piece, few);
-        }
-        let mut later = 0;
-        for i in 40_000..50_000u32 {
-            let mut piece = vec![b'y'; LONG_PIECE];
-            piece[..4].copy_from_slice(&i.to_le_bytes());
-            for _ in 0..3 {
-                cache.put_long(&piece, &tokens);
-            }
-            later += cache.get_long(&piece).is_some() as usize;
-            assert!(cache.long.held <= LONG_BUDGET);
-        }
-        assert!(later > 10_000 / 4, "{later} of the later pieces stored");
-    }
-
-    #[test]
     fn ascii_keys_match_copied_keys() {
         let text = b"Hello WORLD, a-Zz@[`{ 0123456789ABCDEFGHIJ";
         for at in 0..text.len() {
@@ -631,7 +377,7 @@ pub(crate) fn cached_piece<S: Sink>(
     buffers.tokens.clear();
     encode(&mut buffers.tokens);
     if !cache.fits(buffers.tokens.len()) {
-        emit_tokens(sink, at, &buffers.tokens);
+        emit_tokens(sink, at, buffers.tokens.iter().copied());
         cache.put_long(piece, &buffers.tokens);
         return;
     }
@@ -665,13 +411,13 @@ fn cached_long_piece<S: Sink>(
     }
     buffers.tokens.clear();
     encode(&mut buffers.tokens);
-    emit_tokens(sink, at, &buffers.tokens);
+    emit_tokens(sink, at, buffers.tokens.iter().copied());
     cache.put_long(piece, &buffers.tokens);
 }
 
 /// Pushes consecutive `tokens` starting at byte `at`.
 #[inline]
-fn emit_tokens<S: Sink>(sink: &mut S, at: usize, tokens: &[PieceToken]) {
+fn emit_tokens<S: Sink>(sink: &mut S, at: usize, tokens: impl IntoIterator<Item = PieceToken>) {
     let mut start = at;
     for t in tokens {
         sink.push(t.id, start, start + t.len as usize);

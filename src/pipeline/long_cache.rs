@@ -1,0 +1,428 @@
+//! The long tier of the per-thread piece cache ([`super::word_cache`]): BPE pieces of 17 to
+//! [`LONG_PIECE`] bytes — the letter runs of CJK text, where one piece is a whole clause and
+//! costs dozens of merges — and short ones of many tokens.
+//!
+//! A hit should cost one cache miss, not three: a piece's bytes and tokens are one record in an
+//! arena (not two allocations reached through a slot), and the table that finds records is
+//! small — 4096 buckets of eight 8-byte ways, 256 KiB, each bucket one cache line — so that it
+//! tends to stay in the CPU's caches while other work (another tokenizer, in a benchmark's round
+//! robin) runs. Eight ways per bucket also keep pieces that share a bucket from evicting each
+//! other (two ways lost some 7 % of a Japanese text's pieces on every pass).
+//!
+//! The arena holds at most [`LONG_BUDGET`] bytes; a record that would take it over empties the
+//! tier (table and arena) first. Records evicted from their bucket stay in the arena until then.
+//! All told the tier takes under 4.5 MiB.
+
+use crate::models::byte_bpe::PieceToken;
+use crate::models::cache_owner::Stamp;
+
+/// Pieces up to this many bytes go to the long tier.
+pub const LONG_PIECE: usize = 256;
+/// … when they make at most this many tokens.
+pub const LONG_MAX_TOKENS: usize = 64;
+/// The most bytes the arena of records may hold.
+pub const LONG_BUDGET: usize = 4 << 20;
+/// Buckets of [`WAYS`] entries: 32768 entries, where a megabyte of Japanese has some 8000
+/// distinct long pieces and as many short ones of many tokens.
+const BUCKETS: usize = 1 << 12;
+const WAYS: usize = 8;
+
+/// Bits of the filter of pieces seen (128 KiB).
+const SEEN_BITS: usize = 1 << 20;
+
+/// One bucket: a cache line of ways, the most recently used first. A way is 0 when empty, else
+/// the piece's tag (16 bits of its hash) in bits 48..64, the stamp it was stored with in bits
+/// 32..48, and its record's index in the arena in bits 0..32.
+#[derive(Clone, Copy, Default)]
+#[repr(align(64))]
+struct Bucket([u64; WAYS]);
+
+/// See the module documentation.
+#[derive(Default)]
+pub struct LongCache {
+    /// Allocated on first store.
+    buckets: Vec<Bucket>,
+    /// Records, each: a header word (the piece's length in bits 0..32, its token count in bits
+    /// 32..64), the piece's bytes in little-endian words (the last one zero-padded), then one
+    /// word per token (id in bits 0..32, length in bits 32..64).
+    arena: Vec<u64>,
+    seen: SeenFilter,
+}
+
+/// The tokens of a cached piece, read from its record.
+pub struct LongTokens<'a>(std::slice::Iter<'a, u64>);
+
+impl Iterator for LongTokens<'_> {
+    type Item = PieceToken;
+
+    #[inline]
+    fn next(&mut self) -> Option<PieceToken> {
+        self.0.next().map(|&w| PieceToken {
+            id: w as u32,
+            len: (w >> 32) as u32,
+        })
+    }
+}
+
+impl LongCache {
+    /// Empties the tier: every way and the arena (allocations kept).
+    pub fn clear(&mut self) {
+        self.buckets.fill(Bucket::default());
+        self.arena.clear();
+    }
+
+    /// The bytes the arena holds.
+    #[cfg(test)]
+    pub fn held(&self) -> usize {
+        self.arena.len() * 8
+    }
+
+    /// The cached tokens of `piece`, stored with `stamp`.
+    #[inline]
+    pub fn get(&mut self, stamp: Stamp, piece: &[u8]) -> Option<LongTokens<'_>> {
+        if piece.len() > LONG_PIECE {
+            return None;
+        }
+        let hash = long_hash(piece);
+        if !self.seen.contains(hash) || self.buckets.is_empty() {
+            return None;
+        }
+        let want = way_key(hash, stamp);
+        let bucket = &mut self.buckets[bucket_of(hash)].0;
+        let mut found = None;
+        for (i, &way) in bucket.iter().enumerate() {
+            if way >> 32 == want && record_holds(&self.arena, way as u32 as usize, piece) {
+                found = Some(i);
+                break;
+            }
+        }
+        let i = found?;
+        // Most recently used first.
+        let way = bucket[i];
+        bucket.copy_within(0..i, 1);
+        bucket[0] = way;
+        let at = way as u32 as usize;
+        let n = (self.arena[at] >> 32) as usize;
+        let tokens = at + 1 + piece.len().div_ceil(8);
+        Some(LongTokens(self.arena[tokens..tokens + n].iter()))
+    }
+
+    /// Stores the tokens of `piece` with `stamp`, when it was seen before and fits (see the
+    /// module documentation). Called after [`LongCache::get`] missed.
+    pub fn put(&mut self, stamp: Stamp, piece: &[u8], tokens: &[PieceToken]) {
+        if tokens.len() > LONG_MAX_TOKENS || piece.len() > LONG_PIECE {
+            return;
+        }
+        let hash = long_hash(piece);
+        if !self.seen.insert(hash) {
+            return;
+        }
+        if self.buckets.is_empty() {
+            self.buckets = vec![Bucket::default(); BUCKETS];
+        }
+        let words = 1 + piece.len().div_ceil(8) + tokens.len();
+        if (self.arena.len() + words) * 8 > LONG_BUDGET {
+            self.clear();
+        }
+        let at = self.arena.len();
+        self.arena
+            .push(piece.len() as u64 | (tokens.len() as u64) << 32);
+        self.arena.extend(piece.chunks(8).map(word));
+        self.arena
+            .extend(tokens.iter().map(|t| t.id as u64 | (t.len as u64) << 32));
+        // In front; the least recently used way falls off the end.
+        let bucket = &mut self.buckets[bucket_of(hash)].0;
+        bucket.copy_within(0..WAYS - 1, 1);
+        bucket[0] = way_key(hash, stamp) << 32 | at as u64;
+    }
+}
+
+/// Whether the record at `at` is of `piece`.
+#[inline]
+fn record_holds(arena: &[u64], at: usize, piece: &[u8]) -> bool {
+    let len = arena[at] as u32 as usize;
+    len == piece.len()
+        && arena[at + 1..at + 1 + len.div_ceil(8)]
+            .iter()
+            .zip(piece.chunks(8))
+            .all(|(&w, chunk)| w == word(chunk))
+}
+
+/// Up to 8 bytes as a little-endian word, zero-padded.
+#[inline]
+fn word(chunk: &[u8]) -> u64 {
+    let mut b = [0u8; 8];
+    b[..chunk.len()].copy_from_slice(chunk);
+    u64::from_le_bytes(b)
+}
+
+/// The bucket of a piece: hash bits 48..60 (the filter of seen pieces uses bits 0..20, tags
+/// bits 32..48).
+#[inline]
+fn bucket_of(hash: u64) -> usize {
+    (hash >> 48) as usize & (BUCKETS - 1)
+}
+
+/// A way's upper half for `hash` stored with `stamp`: tag and stamp.
+#[inline]
+fn way_key(hash: u64, stamp: Stamp) -> u64 {
+    (hash >> 32 & 0xFFFF) << 16 | stamp.bits() as u64
+}
+
+/// A hash of a piece: its 8-byte words folded by multiply and rotate, the last word read
+/// overlapping so no byte is copied.
+#[inline]
+pub(crate) fn long_hash(piece: &[u8]) -> u64 {
+    let n = piece.len();
+    if n <= 8 {
+        let (lo, _) = crate::models::token_table::words(piece);
+        return fmix(lo ^ (n as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    }
+    let word = |i: usize| u64::from_le_bytes(piece[i..i + 8].try_into().expect("8 bytes"));
+    let mut h = (n as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    let mut i = 0;
+    while i + 8 < n {
+        h = (h ^ word(i))
+            .wrapping_mul(0xC2B2_AE3D_27D4_EB4F)
+            .rotate_left(29);
+        i += 8;
+    }
+    h = (h ^ word(n - 8)).wrapping_mul(0x1656_67B1_9E37_79F9);
+    fmix(h)
+}
+
+/// MurmurHash3's finalizer: every bit of `h` reaches every bit of the result, so pieces that
+/// differ only in their last bytes (which a multiply carries only upwards) still get unrelated
+/// buckets and filter bits.
+#[inline]
+fn fmix(mut h: u64) -> u64 {
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xFF51_AFD7_ED55_8CCD);
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xC4CE_B9FE_1A85_EC53);
+    h ^ (h >> 33)
+}
+
+/// Which pieces were seen before, as a bitmap of their hashes, emptied when a sixteenth of its
+/// bits are set (so that at most one piece in sixteen seen for the first time passes for seen).
+///
+/// The tier stores a piece the second time it is seen, not the first, and looks for a piece
+/// only when it was seen: text where long pieces never repeat (random characters, identifiers)
+/// would otherwise pay a copy per piece for nothing, and a look in the table.
+#[derive(Default)]
+struct SeenFilter {
+    bits: Vec<u64>,
+    /// Bits set since it was last emptied.
+    count: usize,
+}
+
+impl SeenFilter {
+    /// The word and bit of `hash`.
+    fn bit(hash: u64) -> (usize, u64) {
+        let bit = hash as usize & (SEEN_BITS - 1);
+        (bit / 64, 1 << (bit % 64))
+    }
+
+    /// Whether a piece of hash `hash` may have been seen.
+    #[inline]
+    fn contains(&self, hash: u64) -> bool {
+        let (word, bit) = Self::bit(hash);
+        self.bits.get(word).is_some_and(|w| w & bit != 0)
+    }
+
+    /// Marks `hash` as seen; `true` when it already was.
+    fn insert(&mut self, hash: u64) -> bool {
+        if self.contains(hash) {
+            return true;
+        }
+        if self.count >= SEEN_BITS / 16 || self.bits.is_empty() {
+            self.bits.clear();
+            self.bits.resize(SEEN_BITS / 64, 0);
+            self.count = 0;
+        }
+        let (word, bit) = Self::bit(hash);
+        self.bits[word] |= bit;
+        self.count += 1;
+        false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    use crate::models::cache_owner::CacheOwner;
+
+    fn stamp() -> Stamp {
+        let mut owner = CacheOwner::default();
+        owner.claim(1);
+        owner.stamp()
+    }
+
+    /// Made-up tokens of `piece`: its bytes in threes.
+    fn tokens(piece: &[u8]) -> Vec<PieceToken> {
+        piece
+            .chunks(3)
+            .enumerate()
+            .map(|(i, c)| PieceToken {
+                id: c[0] as u32 * 1000 + i as u32,
+                len: c.len() as u32,
+            })
+            .collect()
+    }
+
+    fn get(cache: &mut LongCache, stamp: Stamp, piece: &[u8]) -> Option<Vec<PieceToken>> {
+        cache.get(stamp, piece).map(|t| t.collect())
+    }
+
+    #[test]
+    fn records_return_what_was_stored_at_every_length() {
+        let s = stamp();
+        let mut cache = LongCache::default();
+        let text: Vec<u8> = (0..400u32).map(|i| (i * 7 % 251) as u8).collect();
+        for len in [1, 7, 8, 9, 15, 16, 17, 63, 64, 65, 191, 192] {
+            for start in [0, 3, 50] {
+                let piece = &text[start..start + len];
+                let want = tokens(piece);
+                assert_eq!(get(&mut cache, s, piece), None, "{len}");
+                cache.put(s, piece, &want);
+                assert_eq!(
+                    get(&mut cache, s, piece),
+                    None,
+                    "stored when seen twice: {len}"
+                );
+                cache.put(s, piece, &want);
+                assert_eq!(get(&mut cache, s, piece), Some(want), "{len}");
+                // A piece that differs in its last byte, or lacks its first, is another.
+                let mut other = piece.to_vec();
+                *other.last_mut().unwrap() ^= 1;
+                assert_eq!(get(&mut cache, s, &other), None, "{len}");
+                assert_eq!(get(&mut cache, s, &piece[1..]), None, "{len}");
+            }
+        }
+        // The longest piece, in few tokens.
+        let piece = &text[100..100 + LONG_PIECE];
+        let few = vec![PieceToken { id: 9, len: 4 }; LONG_PIECE / 4];
+        cache.put(s, piece, &few);
+        cache.put(s, piece, &few);
+        assert_eq!(get(&mut cache, s, piece), Some(few));
+        // Too long, or too many tokens: never stored.
+        let piece = &text[..LONG_PIECE + 1];
+        for _ in 0..3 {
+            cache.put(s, piece, &tokens(piece));
+        }
+        assert_eq!(get(&mut cache, s, piece), None);
+        let piece = &text[..LONG_PIECE];
+        let many = vec![PieceToken { id: 1, len: 1 }; LONG_MAX_TOKENS + 1];
+        for _ in 0..3 {
+            cache.put(s, piece, &many);
+        }
+        assert_eq!(get(&mut cache, s, piece), None);
+    }
+
+    #[test]
+    fn another_stamp_reads_as_empty() {
+        let mut owner = CacheOwner::default();
+        owner.claim(1);
+        let first = owner.stamp();
+        owner.claim(2);
+        let second = owner.stamp();
+        let mut cache = LongCache::default();
+        let piece = b"a piece of some twenty bytes";
+        for _ in 0..2 {
+            cache.put(first, piece, &tokens(piece));
+        }
+        assert!(get(&mut cache, first, piece).is_some());
+        assert_eq!(get(&mut cache, second, piece), None);
+    }
+
+    #[test]
+    fn a_bucket_keeps_its_eight_most_recently_used_pieces() {
+        let s = stamp();
+        let pieces: Vec<Vec<u8>> = (0..400_000u32)
+            .map(|i| format!("a long piece, number {i:>8}").into_bytes())
+            .collect();
+        let bucket = |p: &[u8]| bucket_of(long_hash(p));
+        let same: Vec<&Vec<u8>> = pieces
+            .iter()
+            .filter(|p| bucket(p) == bucket(&pieces[0]))
+            .take(WAYS + 2)
+            .collect();
+        let mut cache = LongCache::default();
+        let store = |cache: &mut LongCache, p: &[u8]| {
+            for _ in 0..2 {
+                cache.put(s, p, &tokens(p));
+            }
+        };
+        for p in &same[..WAYS] {
+            store(&mut cache, p);
+        }
+        for p in &same[..WAYS] {
+            assert!(get(&mut cache, s, p).is_some());
+        }
+        // Used in order 0..8, then 0 again: 1 is the least recently used.
+        assert!(get(&mut cache, s, same[0]).is_some());
+        store(&mut cache, same[WAYS]);
+        assert!(
+            get(&mut cache, s, same[1]).is_none(),
+            "the least recently used went"
+        );
+        for p in [same[0], same[WAYS]]
+            .into_iter()
+            .chain(same[2..WAYS].iter().copied())
+        {
+            assert!(get(&mut cache, s, p).is_some());
+        }
+    }
+
+    #[test]
+    fn the_arena_stays_within_its_budget_and_keeps_turning_over() {
+        let s = stamp();
+        let mut cache = LongCache::default();
+        let full = vec![PieceToken { id: 1, len: 4 }; LONG_MAX_TOKENS];
+        let (mut stored, mut early) = (0, 0);
+        for i in 0..20_000u32 {
+            let mut piece = vec![b'x'; LONG_PIECE];
+            piece[..4].copy_from_slice(&i.to_le_bytes());
+            cache.put(s, &piece, &full);
+            // Only when the filter of seen pieces has this piece's bit from another one.
+            early += get(&mut cache, s, &piece).is_some() as usize;
+            cache.put(s, &piece, &full);
+            // Stored: the newest record survives the emptying its store may cause.
+            stored += get(&mut cache, s, &piece).is_some() as usize;
+            assert!(
+                cache.held() <= LONG_BUDGET,
+                "{} bytes after {i}",
+                cache.held()
+            );
+        }
+        assert_eq!(stored, 20_000);
+        assert!(early < 20_000 / 20, "{early} stored when first seen");
+        // The latest records (over 5000 of 808 bytes fit) are still there.
+        let recent = (15_000..20_000u32)
+            .filter(|i| {
+                let mut piece = vec![b'x'; LONG_PIECE];
+                piece[..4].copy_from_slice(&i.to_le_bytes());
+                get(&mut cache, s, &piece).is_some()
+            })
+            .count();
+        assert!(recent > 2000, "{recent} of the last 5000 kept");
+    }
+
+    #[test]
+    fn seen_filter_empties_itself_when_a_sixteenth_full() {
+        let mut f = SeenFilter::default();
+        assert!(!f.contains(5));
+        assert!(!f.insert(5));
+        assert!(f.insert(5) && f.contains(5));
+        let mut h = 6u64;
+        while f.count < SEEN_BITS / 16 {
+            h += 1;
+            f.insert(h);
+        }
+        // The next new hash empties it first.
+        assert!(!f.insert(h + 1));
+        assert!(!f.contains(5));
+        assert_eq!(f.count, 1);
+    }
+}
