@@ -5,6 +5,7 @@
 use serde_json::{Map, Value};
 
 use crate::normalize::bert::BertNormalizer;
+use crate::normalize::hf::{Normalizer, Step};
 use crate::pipeline::added_tokens::AddedToken;
 use crate::pipeline::wordpiece::WordPieceDecoder;
 
@@ -210,15 +211,14 @@ impl TokenizerJson {
         })
     }
 
-    /// The normalizer of a byte-level BPE file: none, or `NFC` (`true`).
-    pub fn nfc_normalizer(&self) -> Result<bool, String> {
-        let Some(n) = self.component("normalizer") else {
-            return Ok(false);
-        };
-        match type_of(n, "normalizer")? {
-            "NFC" => Ok(true),
-            other => Err(unsupported("normalizer", other, "NFC")),
+    /// The normalizer of a byte-level BPE file: none, or the steps of [`Normalizer`] (nested
+    /// `Sequence`s flattened).
+    pub fn byte_level_normalizer(&self) -> Result<Normalizer, String> {
+        let mut steps = Vec::new();
+        if let Some(n) = self.component("normalizer") {
+            normalizer_steps(n, &mut steps)?;
         }
+        Ok(Normalizer::new(steps))
     }
 
     /// The pre-tokenizer of a byte-level BPE file: `ByteLevel` (with its regex), or a
@@ -509,6 +509,60 @@ fn template_single(p: &Value) -> Result<SingleTemplate, String> {
         return Err("post_processor.single has no sequence A".into());
     }
     Ok(out)
+}
+
+/// Appends the steps of normalizer `n` to `steps`.
+fn normalizer_steps(n: &Value, steps: &mut Vec<Step>) -> Result<(), String> {
+    let text = |name: &str| -> Result<String, String> {
+        n.get(name)
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+            .ok_or_else(|| format!("normalizer.{name} is missing or not a string"))
+    };
+    let flag = |name: &str| -> Result<bool, String> {
+        n.get(name)
+            .and_then(Value::as_bool)
+            .ok_or_else(|| format!("normalizer.{name} is missing or not a boolean"))
+    };
+    let step = match type_of(n, "normalizer")? {
+        "Sequence" => {
+            for m in n
+                .get("normalizers")
+                .and_then(Value::as_array)
+                .ok_or("normalizer.normalizers is not a list")?
+            {
+                normalizer_steps(m, steps)?;
+            }
+            return Ok(());
+        }
+        "NFC" => Step::Nfc,
+        "NFD" => Step::Nfd,
+        "NFKC" => Step::Nfkc,
+        "NFKD" => Step::Nfkd,
+        "Lowercase" => Step::Lowercase,
+        "Prepend" => Step::Prepend(text("prepend")?),
+        "Strip" => Step::Strip {
+            left: flag("strip_left")?,
+            right: flag("strip_right")?,
+        },
+        "Replace" => {
+            let pattern = n
+                .get("pattern")
+                .and_then(|p| p.get("String"))
+                .and_then(Value::as_str)
+                .ok_or("normalizer Replace: only a String pattern is supported (not a Regex)")?;
+            Step::Replace(pattern.to_owned(), text("content")?)
+        }
+        other => {
+            return Err(unsupported(
+                "normalizer",
+                other,
+                "NFC, NFD, NFKC, NFKD, Lowercase, Prepend, Strip, Replace of a String, Sequence",
+            ));
+        }
+    };
+    steps.push(step);
+    Ok(())
 }
 
 fn type_of<'a>(v: &'a Value, what: &str) -> Result<&'a str, String> {

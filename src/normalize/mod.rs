@@ -2,6 +2,7 @@
 
 pub mod bert;
 pub mod bert_chars;
+pub mod hf;
 pub mod nfc;
 pub mod prefix_matcher;
 pub mod spm;

@@ -1,5 +1,5 @@
 //! Byte-level BPE from a Hugging Face `tokenizer.json` (GPT-2 style: Llama 3, Qwen, GPT-4o, …):
-//! added tokens found in the raw text, the normalizer (none or NFC), the pre-tokenizer's regex,
+//! added tokens found in the raw text, the normalizer (see [`Normalizer`]), the pre-tokenizer's regex,
 //! byte-level BPE over the merges list, the post-processor's special tokens, and the byte-level
 //! decoder — with the reference's offsets: a token covering part of a character has that whole
 //! character's span (its byte-level alignment), mapped back through normalization.
@@ -9,7 +9,7 @@ use std::cell::RefCell;
 use simdtok_kernels::Kernels;
 
 use crate::models::merges_bpe::{MergeScratch, MergesBpe};
-use crate::normalize::nfc;
+use crate::normalize::hf::{self, Normalizer};
 use crate::pipeline::Pipeline;
 use crate::pipeline::added_tokens::{AddedTokens, Split};
 use crate::pipeline::sink::Sink;
@@ -21,8 +21,8 @@ use crate::pretokenize::Splitter;
 pub struct HfBpeParts {
     /// The model.
     pub bpe: MergesBpe,
-    /// Apply NFC first.
-    pub nfc: bool,
+    /// The normalizer (none, NFC, …).
+    pub normalizer: Normalizer,
     /// The pre-tokenizer's regex.
     pub splitter: Splitter,
     /// Keep the text between matches as pieces (`Isolated`).
@@ -54,8 +54,8 @@ struct Scratch {
     merge: MergeScratch,
     cached: CachedPiece,
     cache: WordCache,
-    normalized: String,
-    spans: Vec<(u32, u32)>,
+    normalized: hf::Aligned,
+    normalizing: hf::Scratch,
     pieces: Vec<(usize, usize)>,
 }
 
@@ -147,41 +147,41 @@ impl HfBpe {
             cached,
             cache,
             normalized,
-            spans,
+            normalizing,
             pieces,
             ..
         } = scratch;
         // The normalized text, and (when it differs from the input, and offsets are wanted)
         // each byte's input span.
-        let compose = self.parts.nfc && !nfc::is_nfc_already(text);
-        let mapped = compose || self.parts.add_prefix_space;
-        let norm: &str = if mapped {
-            spans.clear();
-            if compose && S::OFFSETS {
-                nfc::nfc_aligned(text, base as u32, normalized, spans);
-            } else if compose {
-                nfc::nfc_into(text, normalized);
-            } else {
-                normalized.clear();
-                normalized.push_str(text);
-                if S::OFFSETS {
-                    for (i, c) in text.char_indices() {
-                        let span = ((base + i) as u32, (base + i + c.len_utf8()) as u32);
-                        spans.extend(std::iter::repeat_n(span, c.len_utf8()));
-                    }
+        let offsets = S::OFFSETS;
+        let changed =
+            self.parts
+                .normalizer
+                .apply(text, base as u32, offsets, normalized, normalizing);
+        let prefix = self.parts.add_prefix_space && {
+            let t = if changed { &normalized.text } else { text };
+            !t.is_empty() && !t.starts_with(' ')
+        };
+        if prefix {
+            if !changed {
+                normalized.text.clear();
+                normalized.text.push_str(text);
+                normalized.spans.clear();
+                if offsets {
+                    normalized.spans.extend(hf::char_spans(text, base as u32));
                 }
             }
-            if self.parts.add_prefix_space && !normalized.starts_with(' ') && !normalized.is_empty()
-            {
-                // The space takes the span of the character it is put before.
-                normalized.insert(0, ' ');
-                if S::OFFSETS {
-                    spans.insert(0, spans[0]);
-                }
+            // The space takes the span of the character it is put before.
+            normalized.text.insert(0, ' ');
+            if offsets {
+                normalized.spans.insert(0, normalized.spans[0]);
             }
-            normalized
+        }
+        let mapped = changed || prefix;
+        let (norm, spans): (&str, &[(u32, u32)]) = if mapped {
+            (&normalized.text, &normalized.spans)
         } else {
-            text
+            (text, &[])
         };
         pieces.clear();
         let mut done = 0;
@@ -202,7 +202,7 @@ impl HfBpe {
         let mut mapper = CharSpans {
             sink,
             norm,
-            spans: mapped.then_some(&spans[..]),
+            spans: mapped.then_some(spans),
             base,
         };
         for &(s, e) in pieces.iter() {

@@ -28,7 +28,7 @@ pub fn from_tokenizer_json(
     kernels: &'static Kernels,
 ) -> Result<HfBpe, String> {
     let model = json.bpe()?;
-    let nfc = json.nfc_normalizer()?;
+    let normalizer = json.byte_level_normalizer()?;
     let pre = json.byte_level_pre_tokenizer()?;
     let template = json.byte_level_template()?;
     json.require_byte_level_decoder()?;
@@ -88,7 +88,7 @@ pub fn from_tokenizer_json(
     }
     let parts = HfBpeParts {
         bpe,
-        nfc,
+        normalizer,
         splitter: Splitter::from_regex(&pre.regex, kernels)?,
         keep_gaps: pre.keep_gaps,
         add_prefix_space: pre.add_prefix_space,

@@ -70,6 +70,11 @@ def _hf(stem):
             "no_padding": True, "no_truncation": True}
 
 
+def _hf_repo(stem):
+    return {"loader": "Tokenizer.from_file", "file": "repo:" + BPE_DIR + stem + ".tokenizer.json",
+            "no_padding": True, "no_truncation": True}
+
+
 # (name, config).  tiktoken rank files and the tokenizer.json files are read from ../shared/data
 # (large, or under the Llama licenses); the GPT-2 files are in the repository (MIT).
 CONFIGS = [
@@ -89,6 +94,11 @@ CONFIGS = [
     ("gpt4o", _hf("gpt4o")),
     ("gpt35turbo", _hf("gpt35turbo")),
     ("llama2", _hf("llama2")),
+    # GPT-2 cut to 2000 merges with tokenizer.json normalizers (made by
+    # tests/data/bpe/make_normalizer_tokenizers.py): NFKC + Lowercase, and a chain of Strip, NFKD,
+    # Replace, NFC, Replace and Prepend.
+    ("gpt2-2k-nfkc-lower", _hf_repo("gpt2-2k-nfkc-lower")),
+    ("gpt2-2k-chain", _hf_repo("gpt2-2k-chain")),
 ]
 
 # --------------------------------------------------------------------------------------------

@@ -1,0 +1,398 @@
+//! The normalizers of a byte-level BPE `tokenizer.json` — `NFC`, `NFD`, `NFKC`, `NFKD`,
+//! `Lowercase`, `Replace` (of a literal string), `Prepend`, `Strip`, and a `Sequence` of them —
+//! with the alignments Hugging Face `tokenizers` gives them, so that token offsets point where
+//! the reference's do.
+//!
+//! The reference keeps, for each byte of the normalized text, the span of original text it
+//! comes from, and every normalizer rewrites the text as a list of (character, change): change
+//! 0 when the character takes the place of the next old one (it gets that one's span), `-n` when
+//! it also removes the `n` old characters after that one, and `1` when it is inserted (it gets
+//! the span of the old byte just before it, or an empty span at the start). A step here does
+//! the same, but only when the text has anything the step changes: NFC of NFC text, lowercasing
+//! of text with no capitals, a `Replace` with no match, cost one scan and no copy. Without
+//! offsets, no spans are built at all.
+
+use unicode_normalization_alignments::UnicodeNormalization;
+
+use crate::normalize::nfc;
+
+/// One normalizer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Step {
+    Nfc,
+    Nfd,
+    Nfkc,
+    Nfkd,
+    /// `char::to_lowercase` of each character, as the reference does it (no final-sigma rule).
+    Lowercase,
+    /// Every non-overlapping occurrence of the first string, left to right, becomes the second.
+    Replace(String, String),
+    /// The string before the text (when the text is not empty).
+    Prepend(String),
+    /// Leading and/or trailing whitespace (`char::is_whitespace`) removed.
+    Strip {
+        left: bool,
+        right: bool,
+    },
+}
+
+/// A list of normalizers, applied in order.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Normalizer {
+    steps: Vec<Step>,
+}
+
+/// A normalized text and, when offsets are wanted, the original span of each of its bytes.
+#[derive(Default, Debug)]
+pub struct Aligned {
+    pub text: String,
+    pub spans: Vec<(u32, u32)>,
+}
+
+/// Buffers for [`Normalizer::apply`].
+#[derive(Default, Debug)]
+pub struct Scratch {
+    spare: Aligned,
+    chars: Vec<(char, isize)>,
+}
+
+impl Normalizer {
+    /// The normalizer of `steps` (a `Sequence` flattened).
+    pub fn new(steps: Vec<Step>) -> Normalizer {
+        Normalizer { steps }
+    }
+
+    /// Whether it has no step.
+    pub fn is_empty(&self) -> bool {
+        self.steps.is_empty()
+    }
+
+    /// Normalizes `text` (at `base` in the input) into `out`, with spans when `offsets`.
+    /// Returns `false`, leaving `out` unspecified, when no step changes the text.
+    pub fn apply(
+        &self,
+        text: &str,
+        base: u32,
+        offsets: bool,
+        out: &mut Aligned,
+        scratch: &mut Scratch,
+    ) -> bool {
+        let mut changed = false;
+        for step in &self.steps {
+            let current: &str = if changed { &out.text } else { text };
+            if !step.changes(current) {
+                continue;
+            }
+            if !changed {
+                // The first change: start from the text itself, each byte its own span.
+                out.text.clear();
+                out.text.push_str(text);
+                out.spans.clear();
+                if offsets {
+                    out.spans.extend(char_spans(text, base));
+                }
+                changed = true;
+            }
+            let spare = &mut scratch.spare;
+            step.apply(out, base, offsets, spare, &mut scratch.chars);
+            std::mem::swap(out, spare);
+        }
+        changed
+    }
+}
+
+/// Each byte's span: the span of its character, at `base`.
+pub fn char_spans(text: &str, base: u32) -> impl Iterator<Item = (u32, u32)> + '_ {
+    text.char_indices().flat_map(move |(i, c)| {
+        let span = (base + i as u32, base + (i + c.len_utf8()) as u32);
+        std::iter::repeat_n(span, c.len_utf8())
+    })
+}
+
+impl Step {
+    /// Whether the step changes `text` (false only when it surely does not).
+    fn changes(&self, text: &str) -> bool {
+        match self {
+            Step::Nfc => !nfc::is_nfc_already(text),
+            // Decomposition and compatibility mappings leave ASCII alone.
+            Step::Nfd | Step::Nfkc | Step::Nfkd => !text.is_ascii(),
+            Step::Lowercase => text
+                .chars()
+                .any(|c| !c.is_ascii() || c.is_ascii_uppercase()),
+            Step::Replace(from, _) => !from.is_empty() && text.contains(from.as_str()),
+            Step::Prepend(_) => !text.is_empty(),
+            Step::Strip { left, right } => {
+                (*left && text.starts_with(char::is_whitespace))
+                    || (*right && text.ends_with(char::is_whitespace))
+            }
+        }
+    }
+
+    /// Applies the step to `input` into `out` (both cleared first, spans only when `offsets`).
+    fn apply(
+        &self,
+        input: &Aligned,
+        base: u32,
+        offsets: bool,
+        out: &mut Aligned,
+        chars: &mut Vec<(char, isize)>,
+    ) {
+        out.text.clear();
+        out.spans.clear();
+        let text = input.text.as_str();
+        chars.clear();
+        let mut initial = 0;
+        if !offsets {
+            // The characters alone, straight into the text.
+            match self {
+                Step::Nfc => return out.text.extend(text.nfc().map(|(c, _)| c)),
+                Step::Nfd => return out.text.extend(text.nfd().map(|(c, _)| c)),
+                Step::Nfkc => return out.text.extend(text.nfkc().map(|(c, _)| c)),
+                Step::Nfkd => return out.text.extend(text.nfkd().map(|(c, _)| c)),
+                _ => {}
+            }
+        }
+        match self {
+            Step::Nfc => chars.extend(text.nfc()),
+            Step::Nfd => chars.extend(text.nfd()),
+            Step::Nfkc => chars.extend(text.nfkc()),
+            Step::Nfkd => chars.extend(text.nfkd()),
+            Step::Lowercase => {
+                for c in text.chars() {
+                    chars.extend(
+                        c.to_lowercase()
+                            .enumerate()
+                            .map(|(i, l)| (l, (i > 0) as isize)),
+                    );
+                }
+            }
+            Step::Replace(from, to) => return replace(input, from, to, offsets, out),
+            Step::Prepend(prefix) => {
+                // The prefix's first character takes the place of the text's first; the rest
+                // of the prefix and that first character again are inserted after it. (An
+                // empty prefix only re-inserts the first character, at the start: its span
+                // becomes empty, as in the reference.)
+                let first = text.chars().next().expect("not empty");
+                let mut p = prefix.chars();
+                match p.next() {
+                    Some(c) => {
+                        chars.push((c, 0));
+                        chars.extend(p.map(|c| (c, 1)));
+                        chars.push((first, 1));
+                    }
+                    None => {
+                        out.text.push_str(text);
+                        if offsets {
+                            out.spans.extend_from_slice(&input.spans);
+                            out.spans[..first.len_utf8()].fill((base, base));
+                        }
+                        return;
+                    }
+                }
+                chars.extend(text[first.len_utf8()..].chars().map(|c| (c, 0)));
+            }
+            Step::Strip { left, right } => {
+                let all: Vec<char> = text.chars().collect();
+                let lead = if *left {
+                    all.iter().take_while(|c| c.is_whitespace()).count()
+                } else {
+                    0
+                };
+                let trail = if *right {
+                    all[lead..]
+                        .iter()
+                        .rev()
+                        .take_while(|c| c.is_whitespace())
+                        .count()
+                } else {
+                    0
+                };
+                let kept = &all[lead..all.len() - trail];
+                for (i, &c) in kept.iter().enumerate() {
+                    let change = if i + 1 == kept.len() {
+                        -(trail as isize)
+                    } else {
+                        0
+                    };
+                    chars.push((c, change));
+                }
+                initial = lead;
+            }
+        }
+        transform(input, chars, initial, base, offsets, out);
+    }
+}
+
+/// The reference's `transform`: `out` is `chars`, each with its span from `input` by its change
+/// (see the module documentation); the first `initial` characters of `input` are removed.
+fn transform(
+    input: &Aligned,
+    chars: &[(char, isize)],
+    initial: usize,
+    base: u32,
+    offsets: bool,
+    out: &mut Aligned,
+) {
+    out.text.extend(chars.iter().map(|&(c, _)| c));
+    if !offsets {
+        return;
+    }
+    let mut old = input.text.chars();
+    // The byte of `input` where the next replaced character starts.
+    let mut at: usize = old.by_ref().take(initial).map(char::len_utf8).sum();
+    for &(c, change) in chars {
+        let span = if change > 0 {
+            match at {
+                0 => (base, base),
+                _ => input.spans[at - 1],
+            }
+        } else {
+            let span = input.spans[at];
+            at += old.next().map_or(0, char::len_utf8);
+            at += old
+                .by_ref()
+                .take((-change) as usize)
+                .map(char::len_utf8)
+                .sum::<usize>();
+            span
+        };
+        out.spans.extend(std::iter::repeat_n(span, c.len_utf8()));
+    }
+}
+
+/// `Replace`: each match becomes `to`, whose characters take the span of the match's last byte
+/// (inserted after the removed match, as the reference has it); a match replaced by nothing
+/// leaves nothing.
+fn replace(input: &Aligned, from: &str, to: &str, offsets: bool, out: &mut Aligned) {
+    let text = input.text.as_str();
+    let mut last = 0;
+    for (at, _) in text.match_indices(from) {
+        out.text.push_str(&text[last..at]);
+        out.text.push_str(to);
+        if offsets {
+            out.spans.extend_from_slice(&input.spans[last..at]);
+            let span = input.spans[at + from.len() - 1];
+            out.spans.extend(std::iter::repeat_n(span, to.len()));
+        }
+        last = at + from.len();
+    }
+    out.text.push_str(&text[last..]);
+    if offsets {
+        out.spans.extend_from_slice(&input.spans[last..]);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(steps: Vec<Step>, text: &str, base: u32) -> Option<(String, Vec<(u32, u32)>)> {
+        let n = Normalizer::new(steps);
+        let (mut out, mut scratch) = (Aligned::default(), Scratch::default());
+        let changed = n.apply(text, base, true, &mut out, &mut scratch);
+        // Without offsets: the same text, no spans.
+        let mut plain = Aligned::default();
+        assert_eq!(
+            n.apply(text, base, false, &mut plain, &mut scratch),
+            changed
+        );
+        if !changed {
+            return None;
+        }
+        assert_eq!(plain.text, out.text);
+        assert!(plain.spans.is_empty());
+        assert_eq!(out.spans.len(), out.text.len());
+        Some((out.text, out.spans))
+    }
+
+    #[test]
+    fn steps_that_change_nothing_leave_the_text_alone() {
+        let all = vec![
+            Step::Nfc,
+            Step::Nfd,
+            Step::Nfkc,
+            Step::Nfkd,
+            Step::Lowercase,
+            Step::Replace("xyz".into(), "-".into()),
+            Step::Strip {
+                left: true,
+                right: true,
+            },
+        ];
+        assert_eq!(run(all, "plain lowercase text", 0), None);
+        assert_eq!(run(vec![Step::Prepend("_".into())], "", 0), None);
+    }
+
+    #[test]
+    fn lowercase_keeps_spans_and_inserts_after_the_first() {
+        // İ lowercases to i + U+0307: the second character is inserted, with İ's span.
+        let (text, spans) = run(vec![Step::Lowercase], "AİB", 5).unwrap();
+        assert_eq!(text, "ai\u{307}b");
+        assert_eq!(
+            spans,
+            vec![(5, 6), (6, 8), (6, 8), (6, 8), (8, 9)],
+            "a, i, the two bytes of U+0307, b"
+        );
+    }
+
+    #[test]
+    fn compatibility_forms_map_to_their_source_characters() {
+        // ﬁ (3 bytes) → "fi": f replaces it, i is inserted with its span; ① → 1.
+        let (text, spans) = run(vec![Step::Nfkc], "ﬁ①", 0).unwrap();
+        assert_eq!(text, "fi1");
+        assert_eq!(spans, vec![(0, 3), (0, 3), (3, 6)]);
+        // NFC: a composed character keeps its base's span; the mark's bytes are in no span.
+        let (text, spans) = run(vec![Step::Nfc], "ae\u{301}b", 10).unwrap();
+        assert_eq!(text, "aéb");
+        assert_eq!(spans, vec![(10, 11), (11, 12), (11, 12), (14, 15)]);
+        // NFD then NFC: é decomposed, then composed back with its base's span.
+        let (text, spans) = run(vec![Step::Nfd, Step::Nfc], "é", 0).unwrap();
+        assert_eq!(text, "é");
+        assert_eq!(spans, vec![(0, 2), (0, 2)]);
+    }
+
+    #[test]
+    fn replace_prepend_and_strip() {
+        let (text, spans) =
+            run(vec![Step::Replace("ab".into(), "XYZ".into())], "cabab", 0).unwrap();
+        assert_eq!(text, "cXYZXYZ");
+        assert_eq!(
+            spans,
+            vec![(0, 1), (2, 3), (2, 3), (2, 3), (4, 5), (4, 5), (4, 5)]
+        );
+        let (text, spans) = run(vec![Step::Replace("b".into(), String::new())], "abc", 0).unwrap();
+        assert_eq!((text.as_str(), spans), ("ac", vec![(0, 1), (2, 3)]));
+        let (text, spans) = run(vec![Step::Prepend("▁".into())], "hé", 10).unwrap();
+        assert_eq!(text, "▁hé");
+        assert_eq!(
+            spans,
+            vec![(10, 11); 4]
+                .into_iter()
+                .chain([(11, 13); 2])
+                .collect::<Vec<_>>()
+        );
+        let (text, spans) = run(
+            vec![Step::Strip {
+                left: true,
+                right: true,
+            }],
+            "  a b \t",
+            0,
+        )
+        .unwrap();
+        assert_eq!(text, "a b");
+        assert_eq!(spans, vec![(2, 3), (3, 4), (4, 5)]);
+    }
+
+    #[test]
+    fn a_sequence_chains_the_spans() {
+        let (text, spans) = run(
+            vec![Step::Nfkc, Step::Lowercase, Step::Prepend(" ".into())],
+            "ＡＢ",
+            0,
+        )
+        .unwrap();
+        assert_eq!(text, " ab");
+        assert_eq!(spans, vec![(0, 3), (0, 3), (3, 6)]);
+    }
+}

@@ -1,0 +1,62 @@
+#!/usr/bin/env python3
+"""Write the two small byte-level BPE tokenizer.json files that test tokenizer.json normalizers:
+GPT-2's vocabulary cut to its 256 byte tokens and first 2000 merges (ids 0..2255, unchanged),
+from encoder.json and vocab.bpe beside this script (MIT, see tiktoken-MIT-LICENSE.txt), with
+
+    gpt2-2k-nfkc-lower.tokenizer.json   normalizer Sequence[NFKC, Lowercase],
+                                        ByteLevel pre-tokenizer with add_prefix_space
+    gpt2-2k-chain.tokenizer.json        normalizer Sequence[Strip, NFKD, Replace U+0301 -> "",
+                                        NFC, Replace "  " -> " ", Prepend "»"], ByteLevel
+                                        pre-tokenizer without add_prefix_space
+
+Deterministic; needs nothing but Python.  Usage: python3 tests/data/bpe/make_normalizer_tokenizers.py
+"""
+
+import json
+import os
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+MERGES = 2000
+
+
+def model():
+    with open(os.path.join(HERE, "encoder.json"), encoding="utf-8") as f:
+        encoder = json.load(f)
+    with open(os.path.join(HERE, "vocab.bpe"), encoding="utf-8") as f:
+        lines = [l for l in f.read().split("\n")[1:] if l]
+    merges = lines[:MERGES]
+    vocab = {t: i for t, i in encoder.items() if i < 256 + MERGES}
+    for m in merges:
+        a, b = m.split(" ")
+        assert encoder[a + b] < 256 + MERGES and a in vocab and b in vocab
+    return {"type": "BPE", "dropout": None, "unk_token": None,
+            "continuing_subword_prefix": None, "end_of_word_suffix": None, "fuse_unk": False,
+            "byte_fallback": False, "ignore_merges": False,
+            "vocab": dict(sorted(vocab.items(), key=lambda kv: kv[1])), "merges": merges}
+
+
+def tokenizer(normalizer, add_prefix_space):
+    byte_level = {"type": "ByteLevel", "add_prefix_space": add_prefix_space, "trim_offsets": False,
+                  "use_regex": True}
+    return {"version": "1.0", "truncation": None, "padding": None, "added_tokens": [],
+            "normalizer": normalizer, "pre_tokenizer": byte_level, "post_processor": byte_level,
+            "decoder": byte_level, "model": model()}
+
+
+def write(name, tok):
+    with open(os.path.join(HERE, name), "w", encoding="utf-8") as f:
+        json.dump(tok, f, ensure_ascii=False, indent=1)
+        f.write("\n")
+
+
+write("gpt2-2k-nfkc-lower.tokenizer.json", tokenizer(
+    {"type": "Sequence", "normalizers": [{"type": "NFKC"}, {"type": "Lowercase"}]}, True))
+write("gpt2-2k-chain.tokenizer.json", tokenizer(
+    {"type": "Sequence", "normalizers": [
+        {"type": "Strip", "strip_left": True, "strip_right": True},
+        {"type": "NFKD"},
+        {"type": "Replace", "pattern": {"String": "\u0301"}, "content": ""},
+        {"type": "NFC"},
+        {"type": "Replace", "pattern": {"String": "  "}, "content": " "},
+        {"type": "Prepend", "prepend": "\u00bb"},
+    ]}, False))
