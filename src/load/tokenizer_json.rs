@@ -37,6 +37,10 @@ pub struct BpeModel {
     pub merges: Vec<(String, String)>,
     /// A pre-token in the vocabulary is that token, merges or not.
     pub ignore_merges: bool,
+    /// Put before every symbol but a word's first (empty: none).
+    pub continuing_subword_prefix: String,
+    /// Put after a word's last symbol (empty: none).
+    pub end_of_word_suffix: String,
 }
 
 /// How the text is cut before byte-level BPE.
@@ -141,15 +145,9 @@ impl TokenizerJson {
             .component("model")
             .ok_or("tokenizer.json has no model")?;
         type Check = fn(&Value) -> bool;
-        let checks: [(&str, Check); 4] = [
+        let checks: [(&str, Check); 2] = [
             ("dropout", |v: &Value| v.is_null()),
             ("byte_fallback", |v: &Value| v == &Value::Bool(false)),
-            ("continuing_subword_prefix", |v: &Value| {
-                v.is_null() || v.as_str() == Some("")
-            }),
-            ("end_of_word_suffix", |v: &Value| {
-                v.is_null() || v.as_str() == Some("")
-            }),
         ];
         for (name, ok) in checks {
             if let Some(v) = model.get(name)
@@ -208,6 +206,12 @@ impl TokenizerJson {
                 .get("ignore_merges")
                 .and_then(Value::as_bool)
                 .unwrap_or(false),
+            continuing_subword_prefix: str_field(model, "continuing_subword_prefix", "model")?
+                .unwrap_or_default()
+                .to_owned(),
+            end_of_word_suffix: str_field(model, "end_of_word_suffix", "model")?
+                .unwrap_or_default()
+                .to_owned(),
         })
     }
 

@@ -73,7 +73,29 @@ pub struct MergesBpe {
     cuts: SafeCuts,
     /// This model's results in a thread's [`SegmentCache`].
     model_id: usize,
+    /// The starting symbols of a model with a `continuing_subword_prefix` or an
+    /// `end_of_word_suffix` (`None` without).
+    affixed: Option<Box<AffixedSymbols>>,
     kernels: &'static Kernels,
+}
+
+/// What the reference puts around a word's characters before merging: the prefix before every
+/// character but the first, the suffix after the last (empty: none).
+#[derive(Debug, Default, Clone)]
+pub struct Affixes {
+    pub prefix: Vec<u8>,
+    pub suffix: Vec<u8>,
+}
+
+/// The id of each byte's starting symbol (`NONE` when the vocabulary lacks it) by its place in
+/// the word: the only byte (with the suffix), the first (bare), a middle one (with the prefix),
+/// the last (prefix and suffix).
+#[derive(Debug)]
+struct AffixedSymbols {
+    only: [u32; 256],
+    first: [u32; 256],
+    middle: [u32; 256],
+    last: [u32; 256],
 }
 
 /// Pieces longer than this with two non-ASCII characters in a row are cut at their safe cuts
@@ -170,6 +192,18 @@ impl MergesBpe {
         ignore_merges: bool,
         kernels: &'static Kernels,
     ) -> Result<MergesBpe, String> {
+        Self::with_affixes(vocab, merges, ignore_merges, Affixes::default(), kernels)
+    }
+
+    /// [`MergesBpe::new`] with `affixes` around each word's symbols. A merge then joins its
+    /// left part with its right part less the prefix (which the right part must start with).
+    pub fn with_affixes(
+        vocab: Vec<(Vec<u8>, u32)>,
+        merges: Vec<(Vec<u8>, Vec<u8>)>,
+        ignore_merges: bool,
+        affixes: Affixes,
+        kernels: &'static Kernels,
+    ) -> Result<MergesBpe, String> {
         let size = vocab
             .iter()
             .map(|&(_, id)| id as usize + 1)
@@ -204,8 +238,14 @@ impl MergesBpe {
             };
             let (ia, ib) = (id(&a)?, id(&b)?);
             let bytes = (a.len() == 1 && b.len() == 1).then(|| (a[0], b[0]));
+            let Some(rest) = b.strip_prefix(&affixes.prefix[..]) else {
+                return Err(format!(
+                    "merge #{rank}: {:?} does not start with the continuing_subword_prefix",
+                    String::from_utf8_lossy(&b)
+                ));
+            };
             let mut joined = a;
-            joined.extend_from_slice(&b);
+            joined.extend_from_slice(rest);
             let new = id(&joined)?;
             // A pair listed twice keeps its first (lowest) rank.
             let merge = *map.entry(key(ia, ib)).or_insert((rank as u32, new));
@@ -215,8 +255,24 @@ impl MergesBpe {
                 byte_pairs[(x as usize) << 8 | y as usize] = merge;
             }
         }
+        let affixed = (!affixes.prefix.is_empty() || !affixes.suffix.is_empty()).then(|| {
+            let table = |prefix: &[u8], suffix: &[u8]| {
+                std::array::from_fn(|b| {
+                    let symbol = [prefix, &[b as u8], suffix].concat();
+                    by_bytes.get(&symbol[..]).copied().unwrap_or(NONE)
+                })
+            };
+            let (p, s) = (&affixes.prefix[..], &affixes.suffix[..]);
+            Box::new(AffixedSymbols {
+                only: table(&[], s),
+                first: table(&[], &[]),
+                middle: table(p, &[]),
+                last: table(p, s),
+            })
+        });
         Ok(MergesBpe {
             merges: map,
+            affixed,
             byte_ids,
             by_bytes: TokenTable::new(by_bytes.iter().map(|(b, &id)| (&b[..], id))),
             ignore_merges,
@@ -239,9 +295,15 @@ impl MergesBpe {
         self.tokens.is_empty()
     }
 
-    /// Whether every byte has a token (what byte-level models need).
+    /// Whether every byte has a token (what byte-level models need) — in every place in a word,
+    /// with the affixes the model puts there.
     pub fn covers_every_byte(&self) -> bool {
-        !self.byte_ids.contains(&NONE)
+        match &self.affixed {
+            None => !self.byte_ids.contains(&NONE),
+            Some(a) => [&a.only, &a.first, &a.middle, &a.last]
+                .iter()
+                .all(|t| !t.contains(&NONE)),
+        }
     }
 
     /// The id of the vocabulary entry that is exactly `bytes`.
@@ -262,6 +324,9 @@ impl MergesBpe {
         scratch: &mut MergeScratch,
         out: &mut Vec<PieceToken>,
     ) {
+        if let Some(affixed) = &self.affixed {
+            return self.merge_affixed(affixed, piece, scratch, out);
+        }
         if let Some(id) = self.by_bytes.get(piece)
             && (self.ignore_merges || self.merges_to_itself(id, piece, scratch))
         {
@@ -282,6 +347,41 @@ impl MergesBpe {
         } else {
             self.merge_cut(piece, scratch, out);
         }
+    }
+
+    /// The tokens of `piece` for a model with affixes: as the reference does it, from the
+    /// affixed starting symbols (no whole-piece shortcut but `ignore_merges`', which looks the
+    /// bare piece up; no safe cuts, whose reasoning is about bare bytes).
+    fn merge_affixed(
+        &self,
+        affixed: &AffixedSymbols,
+        piece: &[u8],
+        scratch: &mut MergeScratch,
+        out: &mut Vec<PieceToken>,
+    ) {
+        if self.ignore_merges
+            && let Some(id) = self.by_bytes.get(piece)
+        {
+            out.push(PieceToken {
+                id,
+                len: piece.len() as u32,
+            });
+            return;
+        }
+        let n = piece.len();
+        scratch.ids.clear();
+        scratch.ids.extend(piece.iter().enumerate().map(|(i, &b)| {
+            let table = match (i == 0, i + 1 == n) {
+                (true, true) => &affixed.only,
+                (true, false) => &affixed.first,
+                (false, false) => &affixed.middle,
+                (false, true) => &affixed.last,
+            };
+            table[b as usize]
+        }));
+        scratch.lens.clear();
+        scratch.lens.resize(n, 1);
+        self.merge_symbols(scratch, out);
     }
 
     /// The merges of `piece`, segment by segment between its safe cuts.

@@ -6,7 +6,7 @@ use simdtok_kernels::Kernels;
 
 use crate::load::tiktoken::{byte_level_alphabet, byte_level_decode};
 use crate::load::tokenizer_json::TokenizerJson;
-use crate::models::merges_bpe::MergesBpe;
+use crate::models::merges_bpe::{Affixes, MergesBpe};
 use crate::options::LoadOptions;
 use crate::pipeline::added_tokens::AddedTokens;
 use crate::pipeline::hf_bpe::{HfBpe, HfBpeParts};
@@ -71,9 +71,20 @@ pub fn from_tokenizer_json(
         .iter()
         .map(|(a, b)| Ok((decode(a)?, decode(b)?)))
         .collect::<Result<Vec<_>, String>>()?;
-    let bpe = MergesBpe::new(vocab, merges, model.ignore_merges, kernels)?;
+    // The affixes are strings of the byte-level alphabet, like the tokens they are added to.
+    let affixes = Affixes {
+        prefix: decode(&model.continuing_subword_prefix)?,
+        suffix: decode(&model.end_of_word_suffix)?,
+    };
+    let affixed = !affixes.prefix.is_empty() || !affixes.suffix.is_empty();
+    let bpe = MergesBpe::with_affixes(vocab, merges, model.ignore_merges, affixes, kernels)?;
     if !bpe.covers_every_byte() {
-        return Err("a byte-level vocabulary must have a token for every byte".into());
+        return Err(if affixed {
+            "a byte-level vocabulary must have a token for every byte, in every place in a word              (with the continuing_subword_prefix before it but first, the end_of_word_suffix              after it last)"
+                .into()
+        } else {
+            "a byte-level vocabulary must have a token for every byte".into()
+        });
     }
     let size = added
         .iter()
@@ -98,4 +109,63 @@ pub fn from_tokenizer_json(
         token_strings,
     };
     Ok(HfBpe::new(parts, options.add_special_tokens, kernels))
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::*;
+
+    /// The normalizer test file of the repository (GPT-2 cut to 2000 merges), with `edit` applied.
+    fn load_edited(edit: impl FnOnce(&mut Value)) -> Result<HfBpe, String> {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/data/bpe/gpt2-2k-nfkc-lower.tokenizer.json"
+        );
+        let mut root: Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
+        edit(&mut root);
+        let json = TokenizerJson::parse(root.to_string().as_bytes())?;
+        from_tokenizer_json(&json, &LoadOptions::default(), Kernels::scalar())
+    }
+
+    fn refused(edit: impl FnOnce(&mut Value)) -> String {
+        load_edited(edit).expect_err("refused")
+    }
+
+    #[test]
+    fn normalizers_it_cannot_apply_are_refused_by_name() {
+        let e = refused(|r| {
+            r["normalizer"] =
+                json!({"type": "Replace", "pattern": {"Regex": "\\s+"}, "content": " "})
+        });
+        assert!(e.contains("only a String pattern"), "{e}");
+        let e = refused(|r| {
+            r["normalizer"] = json!({"type": "Precompiled", "precompiled_charsmap": ""})
+        });
+        assert!(e.contains("Precompiled"), "{e}");
+        let e = refused(
+            |r| r["normalizer"] = json!({"type": "Sequence", "normalizers": [{"type": "NFC"}, {"type": "BertNormalizer"}]}),
+        );
+        assert!(e.contains("BertNormalizer"), "{e}");
+        let e = refused(|r| r["normalizer"] = json!({"type": "Strip", "strip_left": true}));
+        assert!(e.contains("strip_right"), "{e}");
+        // What it can apply loads.
+        load_edited(|r| {
+            r["normalizer"] = json!({"type": "Sequence", "normalizers": [
+                {"type": "NFD"}, {"type": "Strip", "strip_left": false, "strip_right": true},
+                {"type": "Prepend", "prepend": "x"}]})
+        })
+        .unwrap();
+    }
+
+    #[test]
+    fn affixes_need_their_symbols_and_merges_that_fit_them() {
+        // A suffix no starting symbol has: some byte has no token at the end of a word.
+        let e = refused(|r| r["model"]["end_of_word_suffix"] = json!("</w>"));
+        assert!(e.contains("every place in a word"), "{e}");
+        // A prefix the merges' right parts do not start with.
+        let e = refused(|r| r["model"]["continuing_subword_prefix"] = json!("##"));
+        assert!(e.contains("continuing_subword_prefix"), "{e}");
+    }
 }

@@ -99,6 +99,10 @@ CONFIGS = [
     # Replace, NFC, Replace and Prepend.
     ("gpt2-2k-nfkc-lower", _hf_repo("gpt2-2k-nfkc-lower")),
     ("gpt2-2k-chain", _hf_repo("gpt2-2k-chain")),
+    # Byte-level BPE trained with an end_of_word_suffix and with a continuing_subword_prefix
+    # (made by tests/data/bpe/make_affix_tokenizers.py).
+    ("kjv-1500-suffix", _hf_repo("kjv-1500-suffix")),
+    ("kjv-1500-prefix", _hf_repo("kjv-1500-prefix")),
 ]
 
 # --------------------------------------------------------------------------------------------
