@@ -28,6 +28,18 @@ enum NormalizeStep {
     Prepend(String),
     /// Replace every occurrence of the first string by the second.
     Replace(String, String),
+    /// The `Metaspace` pre-tokenizer's `▁` before a text that does not start with one: before
+    /// every text (`always`), or only the one at the start of the input (`first`).
+    MetaspacePrepend { always: bool },
+}
+
+/// The `Metaspace` pre-tokenizer (`replacement` `▁`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Metaspace {
+    /// `prepend_scheme`: `Some(true)` always, `Some(false)` first, `None` never.
+    prepend: Option<bool>,
+    /// Each `▁` starts a new pre-token (`split`).
+    split: bool,
 }
 
 /// One step of the decoder.
@@ -40,6 +52,11 @@ enum DecodeStep {
         content: char,
         start: usize,
         stop: usize,
+    },
+    /// The `Metaspace` decoder: `▁` becomes a space, except in the first token when a `▁` is
+    /// prepended (`prepend`), where every `▁` is dropped.
+    Metaspace {
+        prepend: bool,
     },
 }
 
@@ -59,6 +76,9 @@ pub struct HfSpmBpe {
     /// Whether the text may be cut into words before each `▁` that follows another character
     /// (see [`HfSpmBpe::encode_text`]).
     cut_at_spaces: bool,
+    /// Each `▁` (but at the start) begins a new pre-token: the `Metaspace` pre-tokenizer's
+    /// `split`.
+    split_at_spaces: bool,
     /// Where long words can be cut ([`SafeCuts`]); `None` when cuts could change the tokens
     /// (see [`HfSpmBpe::from_json`]).
     cuts: Option<SafeCuts>,
@@ -130,6 +150,34 @@ fn replace_pattern(v: &Value, what: &str) -> Result<(String, String), String> {
     Ok((pattern.to_string(), str_of(v, "content", what)?.to_string()))
 }
 
+/// A `Metaspace` pre-tokenizer or decoder (any other pre-tokenizer is an error): its
+/// `prepend_scheme` (or, in older files, `add_prefix_space`) and `split` (default `true`).
+fn metaspace_of(v: &Value) -> Result<Metaspace, String> {
+    let kind = v.get("type").and_then(Value::as_str).unwrap_or("?");
+    if kind != "Metaspace" {
+        return Err(format!(
+            "pre_tokenizer of type {kind} is not supported for a SentencePiece-style BPE (supported: none, Metaspace)"
+        ));
+    }
+    if v.get("replacement").and_then(Value::as_str) != Some(SPACE_UTF8) {
+        return Err("Metaspace: only the replacement \"\u{2581}\" is supported".into());
+    }
+    let prepend = match v.get("prepend_scheme").and_then(Value::as_str) {
+        Some("always") => Some(true),
+        Some("first") => Some(false),
+        Some("never") => None,
+        Some(other) => return Err(format!("Metaspace: unknown prepend_scheme {other:?}")),
+        None => match v.get("add_prefix_space").and_then(Value::as_bool) {
+            Some(false) => None,
+            _ => Some(true),
+        },
+    };
+    Ok(Metaspace {
+        prepend,
+        split: v.get("split").and_then(Value::as_bool).unwrap_or(true),
+    })
+}
+
 fn normalizer_steps(json: &TokenizerJson) -> Result<Vec<NormalizeStep>, String> {
     let Some(n) = json.component("normalizer") else {
         return Ok(Vec::new());
@@ -180,6 +228,9 @@ fn decoder_steps(json: &TokenizerJson) -> Result<Vec<DecodeStep>, String> {
                 Ok(DecodeStep::Replace(a, b))
             }
             Some("ByteFallback") => Ok(DecodeStep::ByteFallback),
+            Some("Metaspace") => Ok(DecodeStep::Metaspace {
+                prepend: metaspace_of(step)?.prepend.is_some(),
+            }),
             Some("Fuse") => Ok(DecodeStep::Fuse),
             Some("Strip") => {
                 let content = str_of(step, "content", "decoder Strip")?;
@@ -200,7 +251,7 @@ fn decoder_steps(json: &TokenizerJson) -> Result<Vec<DecodeStep>, String> {
                 })
             }
             Some(other) => Err(format!(
-                "decoder of type {other} is not supported for this model (supported: Replace, ByteFallback, Fuse, Strip)"
+                "decoder of type {other} is not supported for this model (supported: Replace, ByteFallback, Fuse, Strip, Metaspace)"
             )),
             None => Err("decoder has no type".into()),
         })
@@ -214,13 +265,20 @@ impl HfSpmBpe {
         options: &LoadOptions,
         kernels: &'static Kernels,
     ) -> Result<HfSpmBpe, String> {
-        if let Some(p) = json.component("pre_tokenizer") {
-            let kind = p.get("type").and_then(Value::as_str).unwrap_or("?");
-            return Err(format!(
-                "pre_tokenizer of type {kind} is not supported for a SentencePiece-style BPE yet (supported: none)"
-            ));
+        let metaspace = json
+            .component("pre_tokenizer")
+            .map(metaspace_of)
+            .transpose()?;
+        let mut normalizer = normalizer_steps(json)?;
+        if let Some(m) = metaspace {
+            // The pre-tokenizer's space replacement and prepended `▁` act like normalizer
+            // steps that run last, with the same alignments.
+            normalizer.push(NormalizeStep::Replace(" ".into(), SPACE_UTF8.into()));
+            if let Some(always) = m.prepend {
+                normalizer.push(NormalizeStep::MetaspacePrepend { always });
+            }
         }
-        let normalizer = normalizer_steps(json)?;
+        let split_at_spaces = metaspace.is_some_and(|m| m.split);
         let decoder = decoder_steps(json)?;
         let template = json.single_template()?;
         let model = json
@@ -240,6 +298,12 @@ impl HfSpmBpe {
             }
         }
         let m = json.bpe_vocab_and_merges()?;
+        if split_at_spaces && m.ignore_merges {
+            return Err(
+                "ignore_merges with a Metaspace pre-tokenizer that splits is not supported yet"
+                    .into(),
+            );
+        }
         let added = json.added_tokens()?;
         if let Some(t) = added.iter().find(|t| t.normalized) {
             return Err(format!(
@@ -337,6 +401,7 @@ impl HfSpmBpe {
             decoder,
             token_strings,
             cut_at_spaces,
+            split_at_spaces,
             cuts,
             ascii_pairs,
             ignore_merges: flag("ignore_merges"),
@@ -397,6 +462,16 @@ impl HfSpmBpe {
         }
         for step in &self.normalizer {
             match step {
+                NormalizeStep::MetaspacePrepend { always } => {
+                    // The reference's test: the text's offset in the input, not in its segment.
+                    if (*always || base == 0) && !out.is_empty() && !out.starts_with(SPACE) {
+                        out.insert_str(0, SPACE_UTF8);
+                        if with_spans {
+                            let first = spans[0];
+                            spans.splice(0..0, std::iter::repeat_n(first, SPACE_UTF8.len()));
+                        }
+                    }
+                }
                 NormalizeStep::Prepend(p) => {
                     if !out.is_empty() {
                         out.insert_str(0, p);
@@ -443,7 +518,8 @@ impl HfSpmBpe {
     /// Normalizes `text` (at `base` in the input) and encodes it. When allowed, the normalized
     /// text is cut into words before every `▁` that follows another character, and each word
     /// is encoded on its own (short ones through the per-thread cache): the same tokens, since
-    /// no merge can cross such a cut.
+    /// no merge can cross such a cut. With a `Metaspace` pre-tokenizer that splits, every `▁`
+    /// but a leading one starts a pre-token: the reference's own cut.
     fn encode_text<S: Sink>(&self, text: &str, base: usize, scratch: &mut Scratch, sink: &mut S) {
         let mut buffers = std::mem::take(&mut scratch.normalized);
         self.normalize(text, base, &mut buffers, S::OFFSETS);
@@ -485,8 +561,10 @@ impl HfSpmBpe {
                             cut(i, &mut start, scratch, sink);
                         }
                         i += 1;
-                    } else if self.cut_at_spaces && bytes[i..].starts_with(space) {
-                        if i > after_space {
+                    } else if (self.cut_at_spaces || self.split_at_spaces)
+                        && bytes[i..].starts_with(space)
+                    {
+                        if i > after_space || (self.split_at_spaces && i > 0) {
                             cut(i, &mut start, scratch, sink);
                         }
                         i += space.len();
@@ -496,14 +574,15 @@ impl HfSpmBpe {
                     }
                 }
             }
-            None if self.cut_at_spaces => {
+            None if self.cut_at_spaces || self.split_at_spaces => {
                 // Each `▁` (its first byte found with memchr, then the other two compared)
-                // that follows a character other than `▁` starts a word.
+                // that follows a character other than `▁` starts a word (with `split`, each
+                // `▁` but a leading one).
                 let space = SPACE_UTF8.as_bytes();
                 let mut after_space = 0; // the end of the last `▁` seen
                 for i in memchr::memchr_iter(space[0], bytes) {
                     if bytes[i..].starts_with(space) {
-                        if i > after_space {
+                        if i > after_space || (self.split_at_spaces && i > 0) {
                             cut(i, &mut start, scratch, sink);
                         }
                         after_space = i + space.len();
@@ -689,6 +768,14 @@ impl HfSpmBpe {
                     .map(|t| strip(&t, *content, *start, *stop))
                     .collect(),
                 DecodeStep::ByteFallback => byte_fallback(tokens),
+                DecodeStep::Metaspace { prepend } => tokens
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, t)| {
+                        let space = if i == 0 && *prepend { "" } else { " " };
+                        t.replace(SPACE, space)
+                    })
+                    .collect(),
             };
         }
         Ok(tokens.concat())
@@ -847,6 +934,42 @@ mod tests {
         );
         let json = TokenizerJson::parse(json.as_bytes()).unwrap();
         HfSpmBpe::from_json(&json, &LoadOptions::default(), Kernels::scalar()).unwrap()
+    }
+
+    /// A Metaspace file (no normalizer) with `pre_tokenizer` and `ignore_merges`: its load error.
+    fn metaspace_error(pre_tokenizer: &str, ignore_merges: bool) -> String {
+        let json = format!(
+            r#"{{
+                "normalizer": null, "pre_tokenizer": {pre_tokenizer}, "decoder": null,
+                "post_processor": null, "added_tokens": [],
+                "model": {{"type": "BPE", "byte_fallback": false, "unk_token": "<unk>",
+                    "ignore_merges": {ignore_merges},
+                    "vocab": {{"<unk>": 0, "▁": 1, "a": 2}}, "merges": []}}
+            }}"#
+        );
+        let json = TokenizerJson::parse(json.as_bytes()).unwrap();
+        HfSpmBpe::from_json(&json, &LoadOptions::default(), Kernels::scalar()).unwrap_err()
+    }
+
+    #[test]
+    fn metaspace_settings_it_cannot_follow_are_refused() {
+        let e = metaspace_error(r#"{"type": "Whitespace"}"#, false);
+        assert!(e.contains("Whitespace"), "{e}");
+        let e = metaspace_error(
+            r#"{"type": "Metaspace", "replacement": "_", "prepend_scheme": "first"}"#,
+            false,
+        );
+        assert!(e.contains("replacement"), "{e}");
+        let e = metaspace_error(
+            r#"{"type": "Metaspace", "replacement": "▁", "prepend_scheme": "sometimes"}"#,
+            false,
+        );
+        assert!(e.contains("sometimes"), "{e}");
+        let e = metaspace_error(
+            r#"{"type": "Metaspace", "replacement": "▁", "prepend_scheme": "first", "split": true}"#,
+            true,
+        );
+        assert!(e.contains("ignore_merges"), "{e}");
     }
 
     #[test]

@@ -103,6 +103,10 @@ CONFIGS = [
     # (made by tests/data/bpe/make_affix_tokenizers.py).
     ("kjv-1500-suffix", _hf_repo("kjv-1500-suffix")),
     ("kjv-1500-prefix", _hf_repo("kjv-1500-prefix")),
+    # SentencePiece-style BPE with a Metaspace pre-tokenizer (made by
+    # tests/data/bpe/make_spm_tokenizers.py): prepend "first" without split, "always" with split.
+    ("kjv-spm-first", _hf_repo("kjv-spm-first")),
+    ("kjv-spm-split", _hf_repo("kjv-spm-split")),
 ]
 
 # --------------------------------------------------------------------------------------------
@@ -209,6 +213,9 @@ BPE_EDGE_TEXT = [
     ("bpe_special_all_in_text",
      "Hello<|endoftext|>world <|fim_prefix|>a<|fim_middle|>b<|fim_suffix|>c<|endofprompt|>."),
     ("bpe_special_adjacent", "<|endoftext|><|endoftext|> <|endoftext|>"),
+    # Text right after an added token (SentencePiece-style files: no "▁" is prepended there
+    # under Metaspace's prepend_scheme "first")
+    ("bpe_special_glued_words", "a<s>b</s>c<unk>d <s>e"),
     ("bpe_special_lookalikes",
      "<|endoftext |> <|ENDOFTEXT|> <|endoftext <|im_start|> <|begin_of_text|> </s> <s> <unk>"),
     ("bpe_special_other_models",
