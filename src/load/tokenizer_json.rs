@@ -5,7 +5,7 @@
 use serde_json::{Map, Value};
 
 use crate::normalize::bert::BertNormalizer;
-use crate::normalize::hf::{Normalizer, Step};
+use crate::normalize::hf::{Normalizer, Pattern, Step};
 use crate::pipeline::added_tokens::AddedToken;
 use crate::pipeline::wordpiece::WordPieceDecoder;
 
@@ -41,6 +41,16 @@ pub struct BpeModel {
     pub continuing_subword_prefix: String,
     /// Put after a word's last symbol (empty: none).
     pub end_of_word_suffix: String,
+}
+
+/// The decoder of a byte-level BPE file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ByteLevelDecoder {
+    /// `ByteLevel` (or none): the tokens' bytes.
+    ByteLevel,
+    /// `BPEDecoder`: the tokens' strings (in the byte-level alphabet: the reference does not map
+    /// them back to bytes), `suffix` becoming a space but in the last.
+    Bpe { suffix: String },
 }
 
 /// How the text is cut before byte-level BPE.
@@ -321,22 +331,48 @@ impl TokenizerJson {
                 Ok(SingleTemplate::default())
             }
             "TemplateProcessing" => template_single(p),
+            "RobertaProcessing" => {
+                // `cls A sep`; trimming would move the offsets of every token, added or not.
+                if p.get("trim_offsets").and_then(Value::as_bool) != Some(false) {
+                    return Err(
+                        "post_processor RobertaProcessing with trim_offsets is not supported yet"
+                            .into(),
+                    );
+                }
+                let id = |name: &str| {
+                    p.get(name)
+                        .and_then(Value::as_array)
+                        .and_then(|pair| pair.get(1))
+                        .and_then(Value::as_u64)
+                        .and_then(|id| u32::try_from(id).ok())
+                        .ok_or_else(|| format!("post_processor.{name} is not a [token, id] pair"))
+                };
+                Ok(SingleTemplate {
+                    prefix: vec![id("cls")?],
+                    suffix: vec![id("sep")?],
+                })
+            }
             other => Err(unsupported(
                 "post_processor",
                 other,
-                "ByteLevel, TemplateProcessing",
+                "ByteLevel, TemplateProcessing, RobertaProcessing",
             )),
         }
     }
 
-    /// Checks that the decoder is `ByteLevel` (or absent).
-    pub fn require_byte_level_decoder(&self) -> Result<(), String> {
+    /// The decoder of a byte-level BPE file: `ByteLevel` (or none) or `BPEDecoder`.
+    pub fn byte_level_decoder(&self) -> Result<ByteLevelDecoder, String> {
         let Some(d) = self.component("decoder") else {
-            return Ok(());
+            return Ok(ByteLevelDecoder::ByteLevel);
         };
         match type_of(d, "decoder")? {
-            "ByteLevel" => Ok(()),
-            other => Err(unsupported("decoder", other, "ByteLevel")),
+            "ByteLevel" => Ok(ByteLevelDecoder::ByteLevel),
+            "BPEDecoder" => Ok(ByteLevelDecoder::Bpe {
+                suffix: str_field(d, "suffix", "decoder")?
+                    .unwrap_or("</w>")
+                    .to_owned(),
+            }),
+            other => Err(unsupported("decoder", other, "ByteLevel, BPEDecoder")),
         }
     }
 
@@ -550,18 +586,30 @@ fn normalizer_steps(n: &Value, steps: &mut Vec<Step>) -> Result<(), String> {
             right: flag("strip_right")?,
         },
         "Replace" => {
-            let pattern = n
-                .get("pattern")
-                .and_then(|p| p.get("String"))
-                .and_then(Value::as_str)
-                .ok_or("normalizer Replace: only a String pattern is supported (not a Regex)")?;
-            Step::Replace(pattern.to_owned(), text("content")?)
+            let p = n.get("pattern");
+            let pattern = match (
+                p.and_then(|p| p.get("String")).and_then(Value::as_str),
+                p.and_then(|p| p.get("Regex")).and_then(Value::as_str),
+            ) {
+                (Some(s), _) if !s.is_empty() => Pattern::Literal(s.to_owned()),
+                // An empty string matches nowhere in the reference.
+                (Some(_), _) => return Ok(()),
+                (None, Some(r)) => Pattern::Regex(regex::Regex::new(r).map_err(|e| {
+                    format!("normalizer Replace: the regex {r:?} is not supported: {e}")
+                })?),
+                (None, None) => {
+                    return Err(
+                        "normalizer Replace: the pattern is neither a String nor a Regex".into(),
+                    );
+                }
+            };
+            Step::Replace(pattern, text("content")?)
         }
         other => {
             return Err(unsupported(
                 "normalizer",
                 other,
-                "NFC, NFD, NFKC, NFKD, Lowercase, Prepend, Strip, Replace of a String, Sequence",
+                "NFC, NFD, NFKC, NFKD, Lowercase, Prepend, Strip, Replace, Sequence",
             ));
         }
     };

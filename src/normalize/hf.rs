@@ -1,5 +1,5 @@
 //! The normalizers of a byte-level BPE `tokenizer.json` — `NFC`, `NFD`, `NFKC`, `NFKD`,
-//! `Lowercase`, `Replace` (of a literal string), `Prepend`, `Strip`, and a `Sequence` of them —
+//! `Lowercase`, `Replace` (of a string or a regex), `Prepend`, `Strip`, and a `Sequence` of them —
 //! with the alignments Hugging Face `tokenizers` gives them, so that token offsets point where
 //! the reference's do.
 //!
@@ -16,8 +16,31 @@ use unicode_normalization_alignments::UnicodeNormalization;
 
 use crate::normalize::nfc;
 
+/// What a `Replace` replaces.
+#[derive(Debug, Clone)]
+pub enum Pattern {
+    /// A string (never empty).
+    Literal(String),
+    /// A regex, in the `regex` crate's syntax (the reference uses Oniguruma; the patterns files
+    /// use, such as `\s+`, mean the same in both).
+    Regex(regex::Regex),
+}
+
+impl Pattern {
+    /// The `[start, end)` byte ranges of the matches in `text`, left to right, not overlapping.
+    fn matches<'a>(&'a self, text: &'a str) -> Box<dyn Iterator<Item = (usize, usize)> + 'a> {
+        match self {
+            Pattern::Literal(s) => Box::new(
+                text.match_indices(s.as_str())
+                    .map(|(i, m)| (i, i + m.len())),
+            ),
+            Pattern::Regex(r) => Box::new(r.find_iter(text).map(|m| (m.start(), m.end()))),
+        }
+    }
+}
+
 /// One normalizer.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub enum Step {
     Nfc,
     Nfd,
@@ -25,8 +48,8 @@ pub enum Step {
     Nfkd,
     /// `char::to_lowercase` of each character, as the reference does it (no final-sigma rule).
     Lowercase,
-    /// Every non-overlapping occurrence of the first string, left to right, becomes the second.
-    Replace(String, String),
+    /// Every match of the pattern, left to right, not overlapping, becomes the string.
+    Replace(Pattern, String),
     /// The string before the text (when the text is not empty).
     Prepend(String),
     /// Leading and/or trailing whitespace (`char::is_whitespace`) removed.
@@ -37,7 +60,7 @@ pub enum Step {
 }
 
 /// A list of normalizers, applied in order.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default)]
 pub struct Normalizer {
     steps: Vec<Step>,
 }
@@ -119,7 +142,7 @@ impl Step {
             Step::Lowercase => text
                 .chars()
                 .any(|c| !c.is_ascii() || c.is_ascii_uppercase()),
-            Step::Replace(from, _) => !from.is_empty() && text.contains(from.as_str()),
+            Step::Replace(from, _) => from.matches(text).next().is_some(),
             Step::Prepend(_) => !text.is_empty(),
             Step::Strip { left, right } => {
                 (*left && text.starts_with(char::is_whitespace))
@@ -166,7 +189,7 @@ impl Step {
                     );
                 }
             }
-            Step::Replace(from, to) => return replace(input, from, to, offsets, out),
+            Step::Replace(from, to) => return replace(input, from, to, base, offsets, out),
             Step::Prepend(prefix) => {
                 // The prefix's first character takes the place of the text's first; the rest
                 // of the prefix and that first character again are inserted after it. (An
@@ -260,21 +283,25 @@ fn transform(
     }
 }
 
-/// `Replace`: each match becomes `to`, whose characters take the span of the match's last byte
-/// (inserted after the removed match, as the reference has it); a match replaced by nothing
-/// leaves nothing.
-fn replace(input: &Aligned, from: &str, to: &str, offsets: bool, out: &mut Aligned) {
+/// `Replace`: each match becomes `to`, whose characters take the span of the byte before the
+/// match's end — its last byte (inserted after the removed match, as the reference has it), or
+/// for an empty match the byte before it (an empty span at the start); a match replaced by
+/// nothing leaves nothing.
+fn replace(input: &Aligned, from: &Pattern, to: &str, base: u32, offsets: bool, out: &mut Aligned) {
     let text = input.text.as_str();
     let mut last = 0;
-    for (at, _) in text.match_indices(from) {
+    for (at, end) in from.matches(text) {
         out.text.push_str(&text[last..at]);
         out.text.push_str(to);
         if offsets {
             out.spans.extend_from_slice(&input.spans[last..at]);
-            let span = input.spans[at + from.len() - 1];
+            let span = match end {
+                0 => (base, base),
+                _ => input.spans[end - 1],
+            };
             out.spans.extend(std::iter::repeat_n(span, to.len()));
         }
-        last = at + from.len();
+        last = end;
     }
     out.text.push_str(&text[last..]);
     if offsets {
@@ -313,7 +340,7 @@ mod tests {
             Step::Nfkc,
             Step::Nfkd,
             Step::Lowercase,
-            Step::Replace("xyz".into(), "-".into()),
+            Step::Replace(Pattern::Literal("xyz".into()), "-".into()),
             Step::Strip {
                 left: true,
                 right: true,
@@ -353,14 +380,23 @@ mod tests {
 
     #[test]
     fn replace_prepend_and_strip() {
-        let (text, spans) =
-            run(vec![Step::Replace("ab".into(), "XYZ".into())], "cabab", 0).unwrap();
+        let (text, spans) = run(
+            vec![Step::Replace(Pattern::Literal("ab".into()), "XYZ".into())],
+            "cabab",
+            0,
+        )
+        .unwrap();
         assert_eq!(text, "cXYZXYZ");
         assert_eq!(
             spans,
             vec![(0, 1), (2, 3), (2, 3), (2, 3), (4, 5), (4, 5), (4, 5)]
         );
-        let (text, spans) = run(vec![Step::Replace("b".into(), String::new())], "abc", 0).unwrap();
+        let (text, spans) = run(
+            vec![Step::Replace(Pattern::Literal("b".into()), String::new())],
+            "abc",
+            0,
+        )
+        .unwrap();
         assert_eq!((text.as_str(), spans), ("ac", vec![(0, 1), (2, 3)]));
         let (text, spans) = run(vec![Step::Prepend("▁".into())], "hé", 10).unwrap();
         assert_eq!(text, "▁hé");

@@ -8,6 +8,7 @@ use std::cell::RefCell;
 
 use simdtok_kernels::Kernels;
 
+use crate::load::tokenizer_json::ByteLevelDecoder;
 use crate::models::merges_bpe::{MergeScratch, MergesBpe};
 use crate::normalize::hf::{self, Normalizer};
 use crate::pipeline::Pipeline;
@@ -37,6 +38,8 @@ pub struct HfBpeParts {
     pub special_suffix: Vec<u32>,
     /// The string of each id (vocabulary entries as the file has them, added tokens' content).
     pub token_strings: Vec<Option<Box<str>>>,
+    /// The decoder.
+    pub decoder: ByteLevelDecoder,
 }
 
 /// A byte-level BPE `tokenizer.json`.
@@ -233,6 +236,9 @@ impl HfBpe {
     /// The text of `ids`, as the reference decodes it (`skip_special_tokens=True`, the
     /// `ByteLevel` decoder: the tokens' bytes, invalid UTF-8 replaced by U+FFFD).
     pub fn decode(&self, ids: &[u32]) -> Result<String, u32> {
+        if let ByteLevelDecoder::Bpe { suffix } = &self.parts.decoder {
+            return self.decode_bpe(ids, suffix);
+        }
         let size = self.vocab_size();
         let mut bytes = Vec::new();
         for &id in ids {
@@ -250,6 +256,30 @@ impl HfBpe {
             }
         }
         Ok(String::from_utf8_lossy(&bytes).into_owned())
+    }
+
+    /// `BPEDecoder`: the tokens' strings (special added tokens left out), `suffix` becoming a
+    /// space in each but the last, where it goes.
+    fn decode_bpe(&self, ids: &[u32], suffix: &str) -> Result<String, u32> {
+        let mut tokens = Vec::with_capacity(ids.len());
+        for &id in ids {
+            if id as usize >= self.vocab_size() {
+                return Err(id);
+            }
+            let added = self.parts.added.tokens().iter().rev().find(|t| t.id == id);
+            if added.is_some_and(|t| t.special) {
+                continue;
+            }
+            if let Some(t) = self.id_to_token(id) {
+                tokens.push(t);
+            }
+        }
+        let last = tokens.len().saturating_sub(1);
+        Ok(tokens
+            .iter()
+            .enumerate()
+            .map(|(i, t)| t.replace(suffix, if i == last { "" } else { " " }))
+            .collect())
     }
 }
 

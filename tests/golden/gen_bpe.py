@@ -107,6 +107,9 @@ CONFIGS = [
     # tests/data/bpe/make_spm_tokenizers.py): prepend "first" without split, "always" with split.
     ("kjv-spm-first", _hf_repo("kjv-spm-first")),
     ("kjv-spm-split", _hf_repo("kjv-spm-split")),
+    # CLIP's layout (made by tests/data/bpe/make_clip_tokenizer.py): a regex Replace normalizer,
+    # end_of_word_suffix, RobertaProcessing, BPEDecoder.
+    ("kjv-clip-layout", _hf_repo("kjv-clip-layout")),
 ]
 
 # --------------------------------------------------------------------------------------------
