@@ -322,23 +322,10 @@ impl TokenizerJson {
             return Ok(SingleTemplate::default());
         };
         match type_of(p, "post_processor")? {
-            "ByteLevel" => {
-                if p.get("trim_offsets").and_then(Value::as_bool) == Some(true) {
-                    return Err(
-                        "post_processor ByteLevel with trim_offsets is not supported yet".into(),
-                    );
-                }
-                Ok(SingleTemplate::default())
-            }
+            "ByteLevel" => Ok(SingleTemplate::default()),
             "TemplateProcessing" => template_single(p),
             "RobertaProcessing" => {
-                // `cls A sep`; trimming would move the offsets of every token, added or not.
-                if p.get("trim_offsets").and_then(Value::as_bool) != Some(false) {
-                    return Err(
-                        "post_processor RobertaProcessing with trim_offsets is not supported yet"
-                            .into(),
-                    );
-                }
+                // `cls A sep` (its trimming: [`TokenizerJson::byte_level_trim_offsets`]).
                 let id = |name: &str| {
                     p.get(name)
                         .and_then(Value::as_array)
@@ -358,6 +345,22 @@ impl TokenizerJson {
                 "ByteLevel, TemplateProcessing, RobertaProcessing",
             )),
         }
+    }
+
+    /// Whether the post-processor of a byte-level BPE file trims the spaces off the tokens'
+    /// offsets (`ByteLevel` or `RobertaProcessing` with `trim_offsets`, their default), and if so
+    /// its `add_prefix_space` (default `true`): `Some(add_prefix_space)`.
+    pub fn byte_level_trim_offsets(&self) -> Result<Option<bool>, String> {
+        let Some(p) = self.component("post_processor") else {
+            return Ok(None);
+        };
+        let flag = |name: &str| p.get(name).and_then(Value::as_bool).unwrap_or(true);
+        Ok(match type_of(p, "post_processor")? {
+            "ByteLevel" | "RobertaProcessing" if flag("trim_offsets") => {
+                Some(flag("add_prefix_space"))
+            }
+            _ => None,
+        })
     }
 
     /// The decoder of a byte-level BPE file: `ByteLevel` (or none) or `BPEDecoder`.

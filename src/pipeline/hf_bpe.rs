@@ -40,6 +40,8 @@ pub struct HfBpeParts {
     pub token_strings: Vec<Option<Box<str>>>,
     /// The decoder.
     pub decoder: ByteLevelDecoder,
+    /// The post-processor trims the spaces off the tokens' offsets: `Some(add_prefix_space)`.
+    pub trim_offsets: Option<bool>,
 }
 
 /// A byte-level BPE `tokenizer.json`.
@@ -71,6 +73,12 @@ struct CharSpans<'a, S: Sink> {
     /// `[base, base + len)`.
     spans: Option<&'a [(u32, u32)]>,
     base: usize,
+    /// `Some(add_prefix_space)` when the post-processor trims spaces off the offsets.
+    trim: Option<bool>,
+    /// No token of the text pushed yet (for the trimming's first-token rule).
+    first: &'a mut bool,
+    /// The input text (at `base`), whose character boundaries trimmed offsets are rounded to.
+    input: &'a str,
 }
 
 impl<S: Sink> Sink for CharSpans<'_, S> {
@@ -89,10 +97,38 @@ impl<S: Sink> Sink for CharSpans<'_, S> {
         while !self.norm.is_char_boundary(ce) {
             ce += 1;
         }
-        let (os, oe) = match self.spans {
+        let (mut os, mut oe) = match self.spans {
             Some(spans) => (spans[cs].0 as usize, spans[ce - 1].1 as usize),
             None => (self.base + cs, self.base + ce),
         };
+        if let Some(add_prefix_space) = self.trim {
+            // The reference's byte-level trimming, with its arithmetic: a token's leading and
+            // trailing spaces (its `Ġ`s) come off its offsets, except one leading space of the
+            // first token when the post-processor says a space was added before the text.
+            let token = &self.norm.as_bytes()[start..end];
+            let mut leading = token.iter().take_while(|&&b| b == b' ').count();
+            let trailing = token.iter().rev().take_while(|&&b| b == b' ').count();
+            if leading > 0 {
+                if (*self.first || os == 0) && add_prefix_space && leading == 1 {
+                    leading = 0;
+                }
+                os = (os + leading).min(oe);
+            }
+            if trailing > 0 && oe >= trailing {
+                oe = (oe - trailing).max(os);
+            }
+            // The reference reports character offsets: one inside a character (the trimmed
+            // end of a space put before a multi-byte character) falls to that character's
+            // start.
+            let floor = |mut at: usize| {
+                while !self.input.is_char_boundary(at - self.base) {
+                    at -= 1;
+                }
+                at
+            };
+            (os, oe) = (floor(os), floor(oe));
+        }
+        *self.first = false;
         self.sink.push(id, os, oe);
     }
 }
@@ -128,10 +164,16 @@ impl HfBpe {
             scratch.cache.claim(self.cache_owner);
             let mut splits = std::mem::take(&mut scratch.splits);
             self.parts.added.split(self.kernels, text, &mut splits);
+            let mut first = true;
             for &split in &splits {
                 match split {
-                    Split::Text(s, e) => self.encode_text(&text[s..e], s, scratch, sink),
-                    Split::Token(id, s, e) => sink.push(id, s, e),
+                    Split::Text(s, e) => {
+                        self.encode_text(&text[s..e], s, scratch, sink, &mut first)
+                    }
+                    Split::Token(id, s, e) => {
+                        first = false;
+                        sink.push(id, s, e)
+                    }
                 }
             }
             scratch.splits = splits;
@@ -144,7 +186,14 @@ impl HfBpe {
     }
 
     /// Encodes `text`, which starts at `base` in the input.
-    fn encode_text<S: Sink>(&self, text: &str, base: usize, scratch: &mut Scratch, sink: &mut S) {
+    fn encode_text<S: Sink>(
+        &self,
+        text: &str,
+        base: usize,
+        scratch: &mut Scratch,
+        sink: &mut S,
+        first: &mut bool,
+    ) {
         let Scratch {
             merge,
             cached,
@@ -207,6 +256,9 @@ impl HfBpe {
             norm,
             spans: mapped.then_some(spans),
             base,
+            trim: self.parts.trim_offsets,
+            first,
+            input: text,
         };
         for &(s, e) in pieces.iter() {
             let piece = &bytes[s..e];

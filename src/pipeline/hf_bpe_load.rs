@@ -31,6 +31,7 @@ pub fn from_tokenizer_json(
     let normalizer = json.byte_level_normalizer()?;
     let pre = json.byte_level_pre_tokenizer()?;
     let template = json.byte_level_template()?;
+    let trim_offsets = json.byte_level_trim_offsets()?;
     let decoder = json.byte_level_decoder()?;
     let added = json.added_tokens()?;
     if let Some(t) = added.iter().find(|t| t.normalized) {
@@ -108,6 +109,7 @@ pub fn from_tokenizer_json(
         special_suffix: template.suffix,
         token_strings,
         decoder,
+        trim_offsets,
     };
     Ok(HfBpe::new(parts, options.add_special_tokens, kernels))
 }

@@ -99,6 +99,9 @@ CONFIGS = [
     # Replace, NFC, Replace and Prepend.
     ("gpt2-2k-nfkc-lower", _hf_repo("gpt2-2k-nfkc-lower")),
     ("gpt2-2k-chain", _hf_repo("gpt2-2k-chain")),
+    # … and with post-processors that trim spaces off the offsets (same script).
+    ("gpt2-2k-trim", _hf_repo("gpt2-2k-trim")),
+    ("gpt2-2k-roberta", _hf_repo("gpt2-2k-roberta")),
     # Byte-level BPE trained with an end_of_word_suffix and with a continuing_subword_prefix
     # (made by tests/data/bpe/make_affix_tokenizers.py).
     ("kjv-1500-suffix", _hf_repo("kjv-1500-suffix")),

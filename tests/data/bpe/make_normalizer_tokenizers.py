@@ -9,6 +9,14 @@ from encoder.json and vocab.bpe beside this script (MIT, see tiktoken-MIT-LICENS
                                         NFC, Replace "  " -> " ", Prepend "»"], ByteLevel
                                         pre-tokenizer without add_prefix_space
 
+and, without a normalizer, two that trim spaces off the offsets in the post-processor:
+
+    gpt2-2k-trim.tokenizer.json         ByteLevel pre-tokenizer and post-processor, both with
+                                        add_prefix_space, trim_offsets
+    gpt2-2k-roberta.tokenizer.json      ByteLevel pre-tokenizer without add_prefix_space,
+                                        RobertaProcessing(<s>, </s>, trim_offsets, no
+                                        add_prefix_space), <s> and </s> added (special)
+
 Deterministic; needs nothing but Python.  Usage: python3 tests/data/bpe/make_normalizer_tokenizers.py
 """
 
@@ -35,12 +43,17 @@ def model():
             "vocab": dict(sorted(vocab.items(), key=lambda kv: kv[1])), "merges": merges}
 
 
-def tokenizer(normalizer, add_prefix_space):
-    byte_level = {"type": "ByteLevel", "add_prefix_space": add_prefix_space, "trim_offsets": False,
-                  "use_regex": True}
+def tokenizer(normalizer, add_prefix_space, trim_offsets=False):
+    byte_level = {"type": "ByteLevel", "add_prefix_space": add_prefix_space,
+                  "trim_offsets": trim_offsets, "use_regex": True}
     return {"version": "1.0", "truncation": None, "padding": None, "added_tokens": [],
             "normalizer": normalizer, "pre_tokenizer": byte_level, "post_processor": byte_level,
             "decoder": byte_level, "model": model()}
+
+
+def added(content, id):
+    return {"id": id, "content": content, "single_word": False, "lstrip": False,
+            "rstrip": False, "normalized": False, "special": True}
 
 
 def write(name, tok):
@@ -60,3 +73,10 @@ write("gpt2-2k-chain.tokenizer.json", tokenizer(
         {"type": "Replace", "pattern": {"String": "  "}, "content": " "},
         {"type": "Prepend", "prepend": "\u00bb"},
     ]}, False))
+write("gpt2-2k-trim.tokenizer.json", tokenizer(None, True, trim_offsets=True))
+roberta = tokenizer(None, False)
+roberta["added_tokens"] = [added("<s>", 2256), added("</s>", 2257)]
+roberta["post_processor"] = {"type": "RobertaProcessing", "sep": ["</s>", 2257],
+                             "cls": ["<s>", 2256], "trim_offsets": True,
+                             "add_prefix_space": False}
+write("gpt2-2k-roberta.tokenizer.json", roberta)
