@@ -295,6 +295,13 @@ impl TokenizerJson {
                     }
                 };
                 let (add_prefix_space, use_regex) = byte_level(&list[1])?;
+                if add_prefix_space {
+                    // The reference puts the space before every piece of the Split.
+                    return Err(
+                        "pre_tokenizer ByteLevel with add_prefix_space after a Split is not supported yet"
+                            .into(),
+                    );
+                }
                 if use_regex {
                     return Err(
                         "pre_tokenizer ByteLevel with use_regex after a Split is not supported yet"

@@ -164,6 +164,18 @@ mod tests {
     }
 
     #[test]
+    fn a_prefix_space_after_a_split_is_refused() {
+        // The reference would put a space before every piece of the Split.
+        let e = refused(|r| {
+            r["pre_tokenizer"] = json!({"type": "Sequence", "pretokenizers": [
+                {"type": "Split", "pattern": {"Regex": "\\d+"}, "behavior": "Isolated",
+                 "invert": false},
+                {"type": "ByteLevel", "add_prefix_space": true, "use_regex": false}]})
+        });
+        assert!(e.contains("add_prefix_space"), "{e}");
+    }
+
+    #[test]
     fn affixes_need_their_symbols_and_merges_that_fit_them() {
         // A suffix no starting symbol has: some byte has no token at the end of a word.
         let e = refused(|r| r["model"]["end_of_word_suffix"] = json!("</w>"));
