@@ -8,6 +8,7 @@ use crate::normalize::bert::BertNormalizer;
 use crate::normalize::hf::{Normalizer, Pattern, Step};
 use crate::pipeline::added_tokens::AddedToken;
 use crate::pipeline::wordpiece::WordPieceDecoder;
+use crate::pretokenize::chain::Behavior;
 
 /// A parsed `tokenizer.json`, components still as JSON.
 #[derive(Debug)]
@@ -53,16 +54,22 @@ pub enum ByteLevelDecoder {
     Bpe { suffix: String },
 }
 
-/// How the text is cut before byte-level BPE.
+/// How the text is cut before byte-level BPE: stages, each cutting the pieces of the one
+/// before (see [`crate::pretokenize::chain`]), then `ByteLevel`'s prefix space.
 #[derive(Debug, PartialEq, Eq)]
 pub struct ByteLevelPreTokenizer {
-    /// The regex of a `Split` (or of `ByteLevel` with `use_regex`).
-    pub regex: String,
-    /// Whether the text between matches is kept as pieces (`Isolated`) or dropped (`Removed`
-    /// with `invert`, where the matches are what is kept).
-    pub keep_gaps: bool,
+    pub stages: Vec<StageSpec>,
     /// `ByteLevel`'s `add_prefix_space`: a space before a text that does not start with one.
     pub add_prefix_space: bool,
+}
+
+/// One stage of a pre-tokenizer.
+#[derive(Debug, PartialEq, Eq)]
+pub struct StageSpec {
+    /// A regex's source, or `None` for each numeric character (`Digits`).
+    pub regex: Option<String>,
+    pub behavior: Behavior,
+    pub invert: bool,
 }
 
 /// GPT-2's pre-tokenization regex, as `tokenizers`' `ByteLevel` has it.
@@ -241,85 +248,98 @@ impl TokenizerJson {
         let p = self
             .component("pre_tokenizer")
             .ok_or("a BPE tokenizer.json without a pre_tokenizer is not supported yet")?;
-        let byte_level = |b: &Value| -> Result<(bool, bool), String> {
-            let flag =
-                |name: &str, default: bool| b.get(name).and_then(Value::as_bool).unwrap_or(default);
-            Ok((flag("add_prefix_space", true), flag("use_regex", true)))
+        let list: Vec<&Value> = match type_of(p, "pre_tokenizer")? {
+            "Sequence" => p
+                .get("pretokenizers")
+                .and_then(Value::as_array)
+                .ok_or("pre_tokenizer.pretokenizers is not a list")?
+                .iter()
+                .collect(),
+            _ => vec![p],
         };
-        match type_of(p, "pre_tokenizer")? {
-            "ByteLevel" => {
-                let (add_prefix_space, use_regex) = byte_level(p)?;
-                if !use_regex {
-                    return Err(
-                        "pre_tokenizer ByteLevel without use_regex is not supported yet".into(),
-                    );
+        let mut stages = Vec::new();
+        let mut add_prefix_space = false;
+        for (i, q) in list.iter().enumerate() {
+            let flag =
+                |name: &str, default: bool| q.get(name).and_then(Value::as_bool).unwrap_or(default);
+            match type_of(q, "pre_tokenizer")? {
+                "ByteLevel" => {
+                    // It maps the bytes to characters: a stage after it would see those.
+                    if i + 1 != list.len() {
+                        return Err(
+                            "pre_tokenizer: a stage after ByteLevel is not supported yet".into(),
+                        );
+                    }
+                    add_prefix_space = flag("add_prefix_space", true);
+                    if add_prefix_space && i > 0 {
+                        // The reference puts the space before every piece of the stages before.
+                        return Err(
+                            "pre_tokenizer ByteLevel with add_prefix_space after a Split is not supported yet"
+                                .into(),
+                        );
+                    }
+                    if flag("use_regex", true) {
+                        stages.push(StageSpec {
+                            regex: Some(BYTE_LEVEL_REGEX.into()),
+                            behavior: Behavior::Isolated,
+                            invert: false,
+                        });
+                    }
                 }
-                Ok(ByteLevelPreTokenizer {
-                    regex: BYTE_LEVEL_REGEX.into(),
-                    keep_gaps: true,
-                    add_prefix_space,
-                })
-            }
-            "Sequence" => {
-                let list = p
-                    .get("pretokenizers")
-                    .and_then(Value::as_array)
-                    .ok_or("pre_tokenizer.pretokenizers is not a list")?;
-                let types: Vec<&str> = list
-                    .iter()
-                    .map(|q| type_of(q, "pre_tokenizer.pretokenizers[]"))
-                    .collect::<Result<_, _>>()?;
-                if types != ["Split", "ByteLevel"] {
-                    return Err(format!(
-                        "pre_tokenizer Sequence of {types:?} is not supported (supported: [Split, ByteLevel])"
+                "Split" => {
+                    let regex = match q.get("pattern") {
+                        Some(p) => match (
+                            p.get("Regex").and_then(Value::as_str),
+                            p.get("String").and_then(Value::as_str),
+                        ) {
+                            (Some(r), _) => r.to_owned(),
+                            (None, Some(s)) => regex::escape(s),
+                            _ => return Err(
+                                "pre_tokenizer Split: the pattern is neither a String nor a Regex"
+                                    .into(),
+                            ),
+                        },
+                        None => return Err("pre_tokenizer Split has no pattern".into()),
+                    };
+                    let name = q.get("behavior").and_then(Value::as_str).unwrap_or("");
+                    let behavior = Behavior::from_name(name)
+                        .ok_or_else(|| format!("pre_tokenizer Split: unknown behavior {name:?}"))?;
+                    stages.push(StageSpec {
+                        regex: Some(regex),
+                        behavior,
+                        invert: flag("invert", false),
+                    });
+                }
+                "Digits" => stages.push(StageSpec {
+                    regex: None,
+                    behavior: if flag("individual_digits", false) {
+                        Behavior::Isolated
+                    } else {
+                        Behavior::Contiguous
+                    },
+                    invert: false,
+                }),
+                other => {
+                    return Err(unsupported(
+                        "pre_tokenizer",
+                        other,
+                        "ByteLevel, Split, Digits, and a Sequence of them ending with ByteLevel",
                     ));
                 }
-                let split = &list[0];
-                let regex = split
-                    .get("pattern")
-                    .and_then(|p| p.get("Regex"))
-                    .and_then(Value::as_str)
-                    .ok_or("pre_tokenizer Split: only a Regex pattern is supported")?;
-                let behavior = split.get("behavior").and_then(Value::as_str).unwrap_or("");
-                let invert = split
-                    .get("invert")
-                    .and_then(Value::as_bool)
-                    .unwrap_or(false);
-                let keep_gaps = match (behavior, invert) {
-                    ("Isolated", false) => true,
-                    ("Removed", true) => false,
-                    _ => {
-                        return Err(format!(
-                            "pre_tokenizer Split with behavior {behavior} and invert {invert} is not supported yet"
-                        ));
-                    }
-                };
-                let (add_prefix_space, use_regex) = byte_level(&list[1])?;
-                if add_prefix_space {
-                    // The reference puts the space before every piece of the Split.
-                    return Err(
-                        "pre_tokenizer ByteLevel with add_prefix_space after a Split is not supported yet"
-                            .into(),
-                    );
-                }
-                if use_regex {
-                    return Err(
-                        "pre_tokenizer ByteLevel with use_regex after a Split is not supported yet"
-                            .into(),
-                    );
-                }
-                Ok(ByteLevelPreTokenizer {
-                    regex: regex.into(),
-                    keep_gaps,
-                    add_prefix_space,
-                })
             }
-            other => Err(unsupported(
-                "pre_tokenizer",
-                other,
-                "ByteLevel, Sequence[Split, ByteLevel]",
-            )),
         }
+        if list
+            .last()
+            .and_then(|q| q.get("type"))
+            .and_then(Value::as_str)
+            != Some("ByteLevel")
+        {
+            return Err("pre_tokenizer: a byte-level BPE needs ByteLevel last".into());
+        }
+        Ok(ByteLevelPreTokenizer {
+            stages,
+            add_prefix_space,
+        })
     }
 
     /// The special tokens of a byte-level BPE file's post-processor for one sequence:

@@ -16,6 +16,7 @@ use crate::pipeline::added_tokens::{AddedTokens, Split};
 use crate::pipeline::sink::Sink;
 use crate::pipeline::word_cache::{self, CachedPiece, WordCache, cached_piece};
 use crate::pretokenize::Splitter;
+use crate::pretokenize::chain::{self, Chain};
 
 /// Everything a byte-level BPE tokenizer is built from.
 #[derive(Debug)]
@@ -24,10 +25,8 @@ pub struct HfBpeParts {
     pub bpe: MergesBpe,
     /// The normalizer (none, NFC, …).
     pub normalizer: Normalizer,
-    /// The pre-tokenizer's regex.
-    pub splitter: Splitter,
-    /// Keep the text between matches as pieces (`Isolated`).
-    pub keep_gaps: bool,
+    /// The pre-tokenizer.
+    pub pre_tokenizer: PreTokenizer,
     /// Put a space before each text that does not start with one.
     pub add_prefix_space: bool,
     /// Added tokens matched in the raw text.
@@ -42,6 +41,16 @@ pub struct HfBpeParts {
     pub decoder: ByteLevelDecoder,
     /// The post-processor trims the spaces off the tokens' offsets: `Some(add_prefix_space)`.
     pub trim_offsets: Option<bool>,
+}
+
+/// How the normalized text is cut into pieces.
+#[derive(Debug)]
+pub enum PreTokenizer {
+    /// One regex (a scanner for the known patterns): its matches, and the text between them
+    /// when `keep_gaps` (`Isolated`; `Removed` with `invert` keeps only the matches).
+    Single { splitter: Splitter, keep_gaps: bool },
+    /// Stages, each cutting the pieces of the one before.
+    Chain(Chain),
 }
 
 /// A byte-level BPE `tokenizer.json`.
@@ -62,6 +71,7 @@ struct Scratch {
     normalized: hf::Aligned,
     normalizing: hf::Scratch,
     pieces: Vec<(usize, usize)>,
+    chaining: chain::Scratch,
 }
 
 /// Turns a token's byte span in the normalized text into the reference's offsets: widened to
@@ -201,6 +211,7 @@ impl HfBpe {
             normalized,
             normalizing,
             pieces,
+            chaining,
             ..
         } = scratch;
         // The normalized text, and (when it differs from the input, and offsets are wanted)
@@ -236,19 +247,26 @@ impl HfBpe {
             (text, &[])
         };
         pieces.clear();
-        let mut done = 0;
-        let keep_gaps = self.parts.keep_gaps;
-        self.parts.splitter.split(norm, |s, e| {
-            if keep_gaps && done < s {
-                pieces.push((done, s));
+        match &self.parts.pre_tokenizer {
+            PreTokenizer::Single {
+                splitter,
+                keep_gaps,
+            } => {
+                let mut done = 0;
+                splitter.split(norm, |s, e| {
+                    if *keep_gaps && done < s {
+                        pieces.push((done, s));
+                    }
+                    if s < e {
+                        pieces.push((s, e));
+                    }
+                    done = e;
+                });
+                if *keep_gaps && done < norm.len() {
+                    pieces.push((done, norm.len()));
+                }
             }
-            if s < e {
-                pieces.push((s, e));
-            }
-            done = e;
-        });
-        if keep_gaps && done < norm.len() {
-            pieces.push((done, norm.len()));
+            PreTokenizer::Chain(chain) => chain.pieces(norm, pieces, chaining),
         }
         let bytes = norm.as_bytes();
         let mut mapper = CharSpans {

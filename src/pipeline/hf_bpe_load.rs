@@ -5,12 +5,13 @@ use std::collections::HashMap;
 use simdtok_kernels::Kernels;
 
 use crate::load::tiktoken::{byte_level_alphabet, byte_level_decode};
-use crate::load::tokenizer_json::TokenizerJson;
+use crate::load::tokenizer_json::{StageSpec, TokenizerJson};
 use crate::models::merges_bpe::{Affixes, MergesBpe};
 use crate::options::LoadOptions;
 use crate::pipeline::added_tokens::AddedTokens;
-use crate::pipeline::hf_bpe::{HfBpe, HfBpeParts};
+use crate::pipeline::hf_bpe::{HfBpe, HfBpeParts, PreTokenizer};
 use crate::pretokenize::Splitter;
+use crate::pretokenize::chain::{Behavior, Chain, Matcher, Stage};
 
 /// Whether the file is a byte-level BPE (its pre-tokenizer or decoder says `ByteLevel`).
 pub fn is_byte_level(json: &TokenizerJson) -> bool {
@@ -101,8 +102,7 @@ pub fn from_tokenizer_json(
     let parts = HfBpeParts {
         bpe,
         normalizer,
-        splitter: Splitter::from_regex(&pre.regex, kernels)?,
-        keep_gaps: pre.keep_gaps,
+        pre_tokenizer: pre_tokenizer(pre.stages, kernels)?,
         add_prefix_space: pre.add_prefix_space,
         added: AddedTokens::new(added)?,
         special_prefix: template.prefix,
@@ -112,6 +112,48 @@ pub fn from_tokenizer_json(
         trim_offsets,
     };
     Ok(HfBpe::new(parts, options.add_special_tokens, kernels))
+}
+
+/// The pre-tokenizer of `stages`: one regex alone where the matches and maybe the gaps are
+/// the pieces (a scanner for the known patterns, and no chain), else a chain.
+fn pre_tokenizer(
+    mut stages: Vec<StageSpec>,
+    kernels: &'static Kernels,
+) -> Result<PreTokenizer, String> {
+    if let [
+        StageSpec {
+            regex: Some(regex),
+            behavior,
+            invert,
+        },
+    ] = &stages[..]
+    {
+        let keep_gaps = match (behavior, invert) {
+            (Behavior::Isolated, false) => Some(true),
+            (Behavior::Removed, true) => Some(false),
+            _ => None,
+        };
+        if let Some(keep_gaps) = keep_gaps {
+            return Ok(PreTokenizer::Single {
+                splitter: Splitter::from_regex(regex, kernels)?,
+                keep_gaps,
+            });
+        }
+    }
+    let stages = stages
+        .drain(..)
+        .map(|s| {
+            Ok(Stage {
+                matcher: match s.regex {
+                    Some(r) => Matcher::Regex(Splitter::from_regex(&r, kernels)?),
+                    None => Matcher::Numeric,
+                },
+                behavior: s.behavior,
+                invert: s.invert,
+            })
+        })
+        .collect::<Result<Vec<_>, String>>()?;
+    Ok(PreTokenizer::Chain(Chain::new(stages)))
 }
 
 #[cfg(test)]

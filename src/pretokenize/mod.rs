@@ -37,6 +37,7 @@
 //! (Unicode version, `\s`) may differ from `regex-syntax`'s; the scanners follow `fancy-regex`.
 
 mod ascii;
+pub mod chain;
 mod scan;
 mod unicode;
 

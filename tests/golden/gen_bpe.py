@@ -102,6 +102,10 @@ CONFIGS = [
     # … and with post-processors that trim spaces off the offsets (same script).
     ("gpt2-2k-trim", _hf_repo("gpt2-2k-trim")),
     ("gpt2-2k-roberta", _hf_repo("gpt2-2k-roberta")),
+    # … and with chains of pre-tokenizer stages (same script).
+    ("gpt2-2k-deepseek", _hf_repo("gpt2-2k-deepseek")),
+    ("gpt2-2k-digits", _hf_repo("gpt2-2k-digits")),
+    ("gpt2-2k-behaviors", _hf_repo("gpt2-2k-behaviors")),
     # Byte-level BPE trained with an end_of_word_suffix and with a continuing_subword_prefix
     # (made by tests/data/bpe/make_affix_tokenizers.py).
     ("kjv-1500-suffix", _hf_repo("kjv-1500-suffix")),

@@ -17,6 +17,18 @@ and, without a normalizer, two that trim spaces off the offsets in the post-proc
                                         RobertaProcessing(<s>, </s>, trim_offsets, no
                                         add_prefix_space), <s> and </s> added (special)
 
+and, without a normalizer, three with chains of pre-tokenizer stages:
+
+    gpt2-2k-deepseek.tokenizer.json     Sequence[Split \p{N}{1,3}, Split kana/kanji runs, Split a
+                                        word regex (all Isolated), ByteLevel without regex], as
+                                        DeepSeek V3 has them
+    gpt2-2k-digits.tokenizer.json       Sequence[Digits(individual_digits), ByteLevel with
+                                        regex], as StarCoder has them
+    gpt2-2k-behaviors.tokenizer.json    Sequence[Split " " MergedWithNext, Split "-"
+                                        MergedWithPrevious, Digits (Contiguous), Split "x"
+                                        Removed, Split [.,;:!?] Contiguous, ByteLevel without
+                                        regex]
+
 Deterministic; needs nothing but Python.  Usage: python3 tests/data/bpe/make_normalizer_tokenizers.py
 """
 
@@ -80,3 +92,36 @@ roberta["post_processor"] = {"type": "RobertaProcessing", "sep": ["</s>", 2257],
                              "cls": ["<s>", 2256], "trim_offsets": True,
                              "add_prefix_space": False}
 write("gpt2-2k-roberta.tokenizer.json", roberta)
+
+
+def split(pattern, behavior, invert=False, regex=True):
+    return {"type": "Split", "pattern": {"Regex" if regex else "String": pattern},
+            "behavior": behavior, "invert": invert}
+
+
+def byte_level(use_regex):
+    return {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False,
+            "use_regex": use_regex}
+
+
+def with_pre_tokenizer(name, stages):
+    tok = tokenizer(None, False)
+    tok["pre_tokenizer"] = {"type": "Sequence", "pretokenizers": stages}
+    write(name, tok)
+
+
+with_pre_tokenizer("gpt2-2k-deepseek.tokenizer.json", [
+    split(r"\p{N}{1,3}", "Isolated"),
+    split("[\u4e00-\u9fa5\u3040-\u309f\u30a0-\u30ff]+", "Isolated"),
+    split(r"[!\"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~][A-Za-z]+|[^\r\n\p{L}\p{P}\p{S}]?[\p{L}\p{M}]+"
+          r"| ?[\p{P}\p{S}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+", "Isolated"),
+    byte_level(False)])
+with_pre_tokenizer("gpt2-2k-digits.tokenizer.json", [
+    {"type": "Digits", "individual_digits": True}, byte_level(True)])
+with_pre_tokenizer("gpt2-2k-behaviors.tokenizer.json", [
+    split(" ", "MergedWithNext", regex=False),
+    split("-", "MergedWithPrevious", regex=False),
+    {"type": "Digits", "individual_digits": False},
+    split("x", "Removed", regex=False),
+    split(r"[.,;:!?]", "Contiguous"),
+    byte_level(False)])
