@@ -45,10 +45,19 @@ pub struct AddedTokens {
 impl AddedTokens {
     /// The matcher of `tokens` (those with `normalized: true` must have been refused before).
     pub fn new(tokens: Vec<AddedToken>) -> Result<AddedTokens, String> {
+        Self::matching(tokens, |_| true)
+    }
+
+    /// [`AddedTokens::new`], with only the tokens for which `matched` holds looked for in text
+    /// ([`AddedTokens::split`]); all of them are the [`AddedTokens::tokens`].
+    pub fn matching(
+        tokens: Vec<AddedToken>,
+        matched: impl Fn(&AddedToken) -> bool,
+    ) -> Result<AddedTokens, String> {
         // The reference's automaton keeps one value per distinct content: the last one added.
         let mut entries: Vec<(&[u8], u32)> = Vec::new();
         for (i, t) in tokens.iter().enumerate() {
-            if t.content.is_empty() {
+            if t.content.is_empty() || !matched(t) {
                 continue;
             }
             if t.content.as_bytes().contains(&0) {

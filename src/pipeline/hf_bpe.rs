@@ -31,6 +31,9 @@ pub struct HfBpeParts {
     pub add_prefix_space: bool,
     /// Added tokens matched in the raw text.
     pub added: AddedTokens,
+    /// The added tokens with `normalized: true` (the file has no normalizer), looked for in the
+    /// text the others leave.
+    pub added_normalized: AddedTokens,
     /// The post-processor's ids before a sequence.
     pub special_prefix: Vec<u32>,
     /// … and after it.
@@ -65,6 +68,7 @@ pub struct HfBpe {
 #[derive(Default)]
 struct Scratch {
     splits: Vec<Split>,
+    inner_splits: Vec<Split>,
     merge: MergeScratch,
     cached: CachedPiece,
     cache: WordCache,
@@ -112,35 +116,77 @@ impl<S: Sink> Sink for CharSpans<'_, S> {
             None => (self.base + cs, self.base + ce),
         };
         if let Some(add_prefix_space) = self.trim {
-            // The reference's byte-level trimming, with its arithmetic: a token's leading and
-            // trailing spaces (its `Ġ`s) come off its offsets, except one leading space of the
-            // first token when the post-processor says a space was added before the text.
+            // A token's spaces are its `Ġ`s: its bytes 0x20.
             let token = &self.norm.as_bytes()[start..end];
-            let mut leading = token.iter().take_while(|&&b| b == b' ').count();
+            let leading = token.iter().take_while(|&&b| b == b' ').count();
             let trailing = token.iter().rev().take_while(|&&b| b == b' ').count();
-            if leading > 0 {
-                if (*self.first || os == 0) && add_prefix_space && leading == 1 {
-                    leading = 0;
-                }
-                os = (os + leading).min(oe);
-            }
-            if trailing > 0 && oe >= trailing {
-                oe = (oe - trailing).max(os);
-            }
-            // The reference reports character offsets: one inside a character (the trimmed
-            // end of a space put before a multi-byte character) falls to that character's
-            // start.
-            let floor = |mut at: usize| {
-                while !self.input.is_char_boundary(at - self.base) {
-                    at -= 1;
-                }
-                at
-            };
-            (os, oe) = (floor(os), floor(oe));
+            (os, oe) = trim_offsets(
+                (os, oe),
+                (leading, trailing),
+                *self.first,
+                add_prefix_space,
+                |at| self.input.is_char_boundary(at - self.base),
+            );
         }
         *self.first = false;
         self.sink.push(id, os, oe);
     }
+}
+
+/// The reference's byte-level trimming (`trim_offsets`), with its arithmetic: a token's
+/// `leading` and `trailing` spaces come off its offsets, except one leading space of the first
+/// token when the post-processor says a space was added before the text (`add_prefix_space`).
+/// It reports character offsets: one inside a character (the trimmed end of a space put before
+/// a multi-byte character) falls to that character's start (`boundary` says where they are).
+fn trim_offsets(
+    (mut start, mut end): (usize, usize),
+    (mut leading, trailing): (usize, usize),
+    first: bool,
+    add_prefix_space: bool,
+    boundary: impl Fn(usize) -> bool,
+) -> (usize, usize) {
+    if leading > 0 {
+        if (first || start == 0) && add_prefix_space && leading == 1 {
+            leading = 0;
+        }
+        start = (start + leading).min(end);
+    }
+    if trailing > 0 && end >= trailing {
+        end = (end - trailing).max(start);
+    }
+    let floor = |mut at: usize| {
+        while !boundary(at) {
+            at -= 1;
+        }
+        at
+    };
+    (floor(start), floor(end))
+}
+
+/// The offsets of an added token matched at `[start, end)` of `text`, trimmed when the
+/// post-processor trims (`trim`: `Some(add_prefix_space)`): its string is the text it took
+/// (with the whitespace `lstrip`/`rstrip` took), whose leading and trailing whitespace
+/// characters (or `Ġ`s) the reference counts, and adds to byte offsets as they are.
+fn added_offsets(
+    text: &str,
+    (start, end): (usize, usize),
+    trim: Option<bool>,
+    first: bool,
+) -> (usize, usize) {
+    let Some(add_prefix_space) = trim else {
+        return (start, end);
+    };
+    let space = |c: &char| *c == 'Ġ' || c.is_whitespace();
+    let token = &text[start..end];
+    let leading = token.chars().take_while(space).count();
+    let trailing = token.chars().rev().take_while(space).count();
+    trim_offsets(
+        (start, end),
+        (leading, trailing),
+        first,
+        add_prefix_space,
+        |at| text.is_char_boundary(at),
+    )
 }
 
 thread_local! {
@@ -175,23 +221,62 @@ impl HfBpe {
             let mut splits = std::mem::take(&mut scratch.splits);
             self.parts.added.split(self.kernels, text, &mut splits);
             let mut first = true;
+            let mut inner = std::mem::take(&mut scratch.inner_splits);
             for &split in &splits {
                 match split {
-                    Split::Text(s, e) => {
+                    Split::Text(s, e) if self.parts.added_normalized.is_empty() => {
                         self.encode_text(&text[s..e], s, scratch, sink, &mut first)
                     }
+                    Split::Text(s, e) => {
+                        self.parts
+                            .added_normalized
+                            .split(self.kernels, &text[s..e], &mut inner);
+                        for &split in &inner {
+                            match split {
+                                Split::Text(a, b) => self.encode_text(
+                                    &text[s + a..s + b],
+                                    s + a,
+                                    scratch,
+                                    sink,
+                                    &mut first,
+                                ),
+                                Split::Token(id, a, b) => {
+                                    self.push_added(text, id, (s + a, s + b), first, sink);
+                                    first = false;
+                                }
+                            }
+                        }
+                    }
                     Split::Token(id, s, e) => {
+                        self.push_added(text, id, (s, e), first, sink);
                         first = false;
-                        sink.push(id, s, e)
                     }
                 }
             }
+            scratch.inner_splits = inner;
             scratch.splits = splits;
         });
         if self.add_special_tokens {
             for &id in &self.parts.special_suffix {
                 sink.push(id, 0, 0);
             }
+        }
+    }
+
+    /// Pushes added token `id`, which took `text[span]`.
+    fn push_added<S: Sink>(
+        &self,
+        text: &str,
+        id: u32,
+        span: (usize, usize),
+        first: bool,
+        sink: &mut S,
+    ) {
+        let (s, e) = added_offsets(text, span, self.parts.trim_offsets, first);
+        sink.push(id, s, e);
+        let taken = &text[span.0..span.1];
+        if S::OFFSETS && Some(taken) != self.id_to_token(id) {
+            sink.added_text(taken);
         }
     }
 

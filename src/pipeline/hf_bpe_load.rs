@@ -35,9 +35,11 @@ pub fn from_tokenizer_json(
     let trim_offsets = json.byte_level_trim_offsets()?;
     let decoder = json.byte_level_decoder()?;
     let added = json.added_tokens()?;
-    if let Some(t) = added.iter().find(|t| t.normalized) {
+    if let Some(t) = added.iter().find(|t| t.normalized)
+        && !normalizer.is_empty()
+    {
         return Err(format!(
-            "added token {:?} has normalized: true, which is not supported yet",
+            "added token {:?} has normalized: true, which is not supported yet with a normalizer",
             t.content
         ));
     }
@@ -104,7 +106,12 @@ pub fn from_tokenizer_json(
         normalizer,
         pre_tokenizer: pre_tokenizer(pre.stages, kernels)?,
         add_prefix_space: pre.add_prefix_space,
-        added: AddedTokens::new(added)?,
+        // Without a normalizer, the reference's second pass for tokens with `normalized: true`
+        // looks in the same text: after the others, in what they left.
+        added_normalized: AddedTokens::new(
+            added.iter().filter(|t| t.normalized).cloned().collect(),
+        )?,
+        added: AddedTokens::matching(added, |t| !t.normalized)?,
         special_prefix: template.prefix,
         special_suffix: template.suffix,
         token_strings,

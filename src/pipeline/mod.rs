@@ -34,9 +34,17 @@ pub(crate) trait Pipeline {
     /// Ids, offsets and (when `pieces`) token strings into `out` (cleared first).
     fn encode_into(&self, text: &str, out: &mut Encoding, pieces: bool) {
         out.clear();
-        self.encode_to(text, out);
+        let mut sink = sink::TakingEncoding {
+            encoding: out,
+            taken: Vec::new(),
+        };
+        self.encode_to(text, &mut sink);
+        let taken = sink.taken;
         if pieces {
             out.pieces = out.ids.iter().map(|&id| self.token_string(id)).collect();
+            for (i, text) in taken {
+                out.pieces[i] = text;
+            }
         }
     }
 }

@@ -8,6 +8,11 @@ pub(crate) trait Sink {
     const OFFSETS: bool = true;
 
     fn push(&mut self, id: u32, start: usize, end: usize);
+
+    /// The text the added token just pushed took, when it is more than its content (the
+    /// whitespace `lstrip`/`rstrip` took): the reference shows that as the token's string.
+    #[inline]
+    fn added_text(&mut self, _text: &str) {}
 }
 
 impl Sink for Vec<u32> {
@@ -22,7 +27,34 @@ impl Sink for Vec<u32> {
 impl Sink for Encoding {
     #[inline]
     fn push(&mut self, id: u32, start: usize, end: usize) {
+        self.push_token(id, start, end);
+    }
+}
+
+impl Encoding {
+    #[inline]
+    fn push_token(&mut self, id: u32, start: usize, end: usize) {
         self.ids.push(id);
         self.offsets.push((start as u32, end as u32));
+    }
+}
+
+/// An [`Encoding`] being filled, and the strings of the added tokens that took more than their
+/// content (see [`Sink::added_text`]): index and text.
+pub(crate) struct TakingEncoding<'a> {
+    pub encoding: &'a mut Encoding,
+    pub taken: Vec<(usize, String)>,
+}
+
+impl Sink for TakingEncoding<'_> {
+    #[inline]
+    fn push(&mut self, id: u32, start: usize, end: usize) {
+        self.encoding.push_token(id, start, end);
+    }
+
+    fn added_text(&mut self, text: &str) {
+        if let Some(last) = self.encoding.ids.len().checked_sub(1) {
+            self.taken.push((last, text.to_owned()));
+        }
     }
 }

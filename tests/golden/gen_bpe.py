@@ -106,6 +106,8 @@ CONFIGS = [
     ("gpt2-2k-deepseek", _hf_repo("gpt2-2k-deepseek")),
     ("gpt2-2k-digits", _hf_repo("gpt2-2k-digits")),
     ("gpt2-2k-behaviors", _hf_repo("gpt2-2k-behaviors")),
+    # … and Hugging Face's GPT-2 layout with added tokens of both kinds (same script).
+    ("gpt2-2k-hf-added", _hf_repo("gpt2-2k-hf-added")),
     # Byte-level BPE trained with an end_of_word_suffix and with a continuing_subword_prefix
     # (made by tests/data/bpe/make_affix_tokenizers.py).
     ("kjv-1500-suffix", _hf_repo("kjv-1500-suffix")),

@@ -29,6 +29,16 @@ and, without a normalizer, three with chains of pre-tokenizer stages:
                                         Removed, Split [.,;:!?] Contiguous, ByteLevel without
                                         regex]
 
+and one laid out as Hugging Face's own GPT-2 tokenizer.json, whose <|endoftext|> has
+normalized: true, with more added tokens to exercise the reference's two passes (tokens with
+normalized: false first, in the raw text; then those with normalized: true in what is left):
+
+    gpt2-2k-hf-added.tokenizer.json     ByteLevel pre-tokenizer (no prefix space) and post-processor
+                                        (add_prefix_space and, unlike GPT-2's, trim_offsets, which
+                                        trims added tokens too), added <|endoftext|> (normalized,
+                                        special), <|end (raw), abc (normalized, single_word),
+                                        <pad> (raw, special, lstrip, rstrip)
+
 Deterministic; needs nothing but Python.  Usage: python3 tests/data/bpe/make_normalizer_tokenizers.py
 """
 
@@ -63,9 +73,9 @@ def tokenizer(normalizer, add_prefix_space, trim_offsets=False):
             "decoder": byte_level, "model": model()}
 
 
-def added(content, id):
-    return {"id": id, "content": content, "single_word": False, "lstrip": False,
-            "rstrip": False, "normalized": False, "special": True}
+def added(content, id, normalized=False, special=True, single_word=False, strip=False):
+    return {"id": id, "content": content, "single_word": single_word, "lstrip": strip,
+            "rstrip": strip, "normalized": normalized, "special": special}
 
 
 def write(name, tok):
@@ -125,3 +135,11 @@ with_pre_tokenizer("gpt2-2k-behaviors.tokenizer.json", [
     split("x", "Removed", regex=False),
     split(r"[.,;:!?]", "Contiguous"),
     byte_level(False)])
+hf = tokenizer(None, False)
+hf["pre_tokenizer"] = dict(hf["pre_tokenizer"], trim_offsets=True)
+hf["post_processor"] = dict(hf["post_processor"], add_prefix_space=True, trim_offsets=True)
+hf["added_tokens"] = [added("<|endoftext|>", 2256, normalized=True),
+                      added("<|end", 2257, special=False),
+                      added("abc", 2258, normalized=True, special=False, single_word=True),
+                      added("<pad>", 2259, strip=True)]
+write("gpt2-2k-hf-added.tokenizer.json", hf)
