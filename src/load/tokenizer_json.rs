@@ -248,15 +248,7 @@ impl TokenizerJson {
         let p = self
             .component("pre_tokenizer")
             .ok_or("a BPE tokenizer.json without a pre_tokenizer is not supported yet")?;
-        let list: Vec<&Value> = match type_of(p, "pre_tokenizer")? {
-            "Sequence" => p
-                .get("pretokenizers")
-                .and_then(Value::as_array)
-                .ok_or("pre_tokenizer.pretokenizers is not a list")?
-                .iter()
-                .collect(),
-            _ => vec![p],
-        };
+        let list = sequence_items(p, "pre_tokenizer", "pretokenizers")?;
         let mut stages = Vec::new();
         let mut add_prefix_space = false;
         for (i, q) in list.iter().enumerate() {
@@ -353,18 +345,7 @@ impl TokenizerJson {
             "TemplateProcessing" => template_single(p),
             "RobertaProcessing" => {
                 // `cls A sep` (its trimming: [`TokenizerJson::byte_level_trim_offsets`]).
-                let id = |name: &str| {
-                    p.get(name)
-                        .and_then(Value::as_array)
-                        .and_then(|pair| pair.get(1))
-                        .and_then(Value::as_u64)
-                        .and_then(|id| u32::try_from(id).ok())
-                        .ok_or_else(|| format!("post_processor.{name} is not a [token, id] pair"))
-                };
-                Ok(SingleTemplate {
-                    prefix: vec![id("cls")?],
-                    suffix: vec![id("sep")?],
-                })
+                cls_sep_template(p)
             }
             other => Err(unsupported(
                 "post_processor",
@@ -491,19 +472,7 @@ impl TokenizerJson {
             return Ok(SingleTemplate::default());
         };
         match type_of(p, "post_processor")? {
-            "BertProcessing" => {
-                let id_of = |name: &str| -> Result<u32, String> {
-                    p.get(name)
-                        .and_then(|pair| pair.get(1))
-                        .and_then(Value::as_u64)
-                        .and_then(|id| u32::try_from(id).ok())
-                        .ok_or_else(|| format!("post_processor.{name} is not a [token, id] pair"))
-                };
-                Ok(SingleTemplate {
-                    prefix: vec![id_of("cls")?],
-                    suffix: vec![id_of("sep")?],
-                })
-            }
+            "BertProcessing" => cls_sep_template(p),
             "TemplateProcessing" => template_single(p),
             other => Err(unsupported(
                 "post_processor",
@@ -645,6 +614,39 @@ fn normalizer_steps(n: &Value, steps: &mut Vec<Step>) -> Result<(), String> {
     };
     steps.push(step);
     Ok(())
+}
+
+/// The `[cls, id] A [sep, id]` template of a `BertProcessing` or `RobertaProcessing`.
+fn cls_sep_template(p: &Value) -> Result<SingleTemplate, String> {
+    let id = |name: &str| -> Result<u32, String> {
+        p.get(name)
+            .and_then(|pair| pair.get(1))
+            .and_then(Value::as_u64)
+            .and_then(|id| u32::try_from(id).ok())
+            .ok_or_else(|| format!("post_processor.{name} is not a [token, id] pair"))
+    };
+    Ok(SingleTemplate {
+        prefix: vec![id("cls")?],
+        suffix: vec![id("sep")?],
+    })
+}
+
+/// The components of `v` (the `what` of the file): the list under `key` of a `Sequence`, else
+/// `v` alone.
+pub(crate) fn sequence_items<'a>(
+    v: &'a Value,
+    what: &str,
+    key: &str,
+) -> Result<Vec<&'a Value>, String> {
+    Ok(match v.get("type").and_then(Value::as_str) {
+        Some("Sequence") => v
+            .get(key)
+            .and_then(Value::as_array)
+            .ok_or_else(|| format!("{what}.{key} is not a list"))?
+            .iter()
+            .collect(),
+        _ => vec![v],
+    })
 }
 
 fn type_of<'a>(v: &'a Value, what: &str) -> Result<&'a str, String> {

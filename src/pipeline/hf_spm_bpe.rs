@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use serde_json::Value;
 use simdtok_kernels::Kernels;
 
-use crate::load::tokenizer_json::TokenizerJson;
+use crate::load::tokenizer_json::{TokenizerJson, sequence_items};
 use crate::models::byte_bpe::PieceToken;
 use crate::models::merges_bpe::{MergeScratch, MergesBpe};
 use crate::models::safe_cuts::SafeCuts;
@@ -182,15 +182,7 @@ fn normalizer_steps(json: &TokenizerJson) -> Result<Vec<NormalizeStep>, String> 
     let Some(n) = json.component("normalizer") else {
         return Ok(Vec::new());
     };
-    let list: Vec<&Value> = match n.get("type").and_then(Value::as_str) {
-        Some("Sequence") => n
-            .get("normalizers")
-            .and_then(Value::as_array)
-            .ok_or("normalizer.normalizers is not a list")?
-            .iter()
-            .collect(),
-        _ => vec![n],
-    };
+    let list = sequence_items(n, "normalizer", "normalizers")?;
     list.into_iter()
         .map(|step| match step.get("type").and_then(Value::as_str) {
             Some("Prepend") => Ok(NormalizeStep::Prepend(
@@ -212,15 +204,7 @@ fn decoder_steps(json: &TokenizerJson) -> Result<Vec<DecodeStep>, String> {
     let Some(d) = json.component("decoder") else {
         return Ok(Vec::new());
     };
-    let list: Vec<&Value> = match d.get("type").and_then(Value::as_str) {
-        Some("Sequence") => d
-            .get("decoders")
-            .and_then(Value::as_array)
-            .ok_or("decoder.decoders is not a list")?
-            .iter()
-            .collect(),
-        _ => vec![d],
-    };
+    let list = sequence_items(d, "decoder", "decoders")?;
     list.into_iter()
         .map(|step| match step.get("type").and_then(Value::as_str) {
             Some("Replace") => {

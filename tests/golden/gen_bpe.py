@@ -109,14 +109,14 @@ CONFIGS = [
     # … and Hugging Face's GPT-2 layout with added tokens of both kinds (same script).
     ("gpt2-2k-hf-added", _hf_repo("gpt2-2k-hf-added")),
     # Byte-level BPE trained with an end_of_word_suffix and with a continuing_subword_prefix
-    # (made by tests/data/bpe/make_affix_tokenizers.py).
+    # (made by tests/data/bpe/make_trained_tokenizers.py).
     ("kjv-1500-suffix", _hf_repo("kjv-1500-suffix")),
     ("kjv-1500-prefix", _hf_repo("kjv-1500-prefix")),
     # SentencePiece-style BPE with a Metaspace pre-tokenizer (made by
-    # tests/data/bpe/make_spm_tokenizers.py): prepend "first" without split, "always" with split.
+    # tests/data/bpe/make_trained_tokenizers.py): prepend "first" without split, "always" with split.
     ("kjv-spm-first", _hf_repo("kjv-spm-first")),
     ("kjv-spm-split", _hf_repo("kjv-spm-split")),
-    # CLIP's layout (made by tests/data/bpe/make_clip_tokenizer.py): a regex Replace normalizer,
+    # CLIP's layout (made by tests/data/bpe/make_trained_tokenizers.py): a regex Replace normalizer,
     # end_of_word_suffix, RobertaProcessing, BPEDecoder.
     ("kjv-clip-layout", _hf_repo("kjv-clip-layout")),
 ]
