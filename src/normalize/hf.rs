@@ -27,14 +27,21 @@ pub enum Pattern {
 }
 
 impl Pattern {
-    /// The `[start, end)` byte ranges of the matches in `text`, left to right, not overlapping.
-    fn matches<'a>(&'a self, text: &'a str) -> Box<dyn Iterator<Item = (usize, usize)> + 'a> {
+    /// Whether it matches somewhere in `text`.
+    fn is_in(&self, text: &str) -> bool {
         match self {
-            Pattern::Literal(s) => Box::new(
-                text.match_indices(s.as_str())
-                    .map(|(i, m)| (i, i + m.len())),
-            ),
-            Pattern::Regex(r) => Box::new(r.find_iter(text).map(|m| (m.start(), m.end()))),
+            Pattern::Literal(s) => text.contains(s.as_str()),
+            Pattern::Regex(r) => r.is_match(text),
+        }
+    }
+
+    /// Calls `each(start, end)` for the matches in `text`, left to right, not overlapping.
+    fn for_each_match(&self, text: &str, mut each: impl FnMut(usize, usize)) {
+        match self {
+            Pattern::Literal(s) => text
+                .match_indices(s.as_str())
+                .for_each(|(i, m)| each(i, i + m.len())),
+            Pattern::Regex(r) => r.find_iter(text).for_each(|m| each(m.start(), m.end())),
         }
     }
 }
@@ -142,7 +149,7 @@ impl Step {
             Step::Lowercase => text
                 .chars()
                 .any(|c| !c.is_ascii() || c.is_ascii_uppercase()),
-            Step::Replace(from, _) => from.matches(text).next().is_some(),
+            Step::Replace(from, _) => from.is_in(text),
             Step::Prepend(_) => !text.is_empty(),
             Step::Strip { left, right } => {
                 (*left && text.starts_with(char::is_whitespace))
@@ -215,29 +222,22 @@ impl Step {
                 chars.extend(text[first.len_utf8()..].chars().map(|c| (c, 0)));
             }
             Step::Strip { left, right } => {
-                let all: Vec<char> = text.chars().collect();
-                let lead = if *left {
-                    all.iter().take_while(|c| c.is_whitespace()).count()
+                let rest = if *left {
+                    text.trim_start_matches(char::is_whitespace)
                 } else {
-                    0
+                    text
                 };
-                let trail = if *right {
-                    all[lead..]
-                        .iter()
-                        .rev()
-                        .take_while(|c| c.is_whitespace())
-                        .count()
+                let kept = if *right {
+                    rest.trim_end_matches(char::is_whitespace)
                 } else {
-                    0
+                    rest
                 };
-                let kept = &all[lead..all.len() - trail];
-                for (i, &c) in kept.iter().enumerate() {
-                    let change = if i + 1 == kept.len() {
-                        -(trail as isize)
-                    } else {
-                        0
-                    };
-                    chars.push((c, change));
+                let lead = text[..text.len() - rest.len()].chars().count();
+                let trail = rest[kept.len()..].chars().count();
+                // The last kept character also removes the trailing ones.
+                chars.extend(kept.chars().map(|c| (c, 0)));
+                if let Some(last) = chars.last_mut() {
+                    last.1 = -(trail as isize);
                 }
                 initial = lead;
             }
@@ -290,7 +290,7 @@ fn transform(
 fn replace(input: &Aligned, from: &Pattern, to: &str, base: u32, offsets: bool, out: &mut Aligned) {
     let text = input.text.as_str();
     let mut last = 0;
-    for (at, end) in from.matches(text) {
+    from.for_each_match(text, |at, end| {
         out.text.push_str(&text[last..at]);
         out.text.push_str(to);
         if offsets {
@@ -302,7 +302,7 @@ fn replace(input: &Aligned, from: &Pattern, to: &str, base: u32, offsets: bool, 
             out.spans.extend(std::iter::repeat_n(span, to.len()));
         }
         last = end;
-    }
+    });
     out.text.push_str(&text[last..]);
     if offsets {
         out.spans.extend_from_slice(&input.spans[last..]);
