@@ -232,9 +232,9 @@ impl TokenizerJson {
         })
     }
 
-    /// The normalizer of a byte-level BPE file: none, or the steps of [`Normalizer`] (nested
-    /// `Sequence`s flattened).
-    pub fn byte_level_normalizer(&self) -> Result<Normalizer, String> {
+    /// The normalizer of a BPE file: none, or the steps of [`Normalizer`] (nested `Sequence`s
+    /// flattened).
+    pub fn bpe_normalizer(&self) -> Result<Normalizer, String> {
         let mut steps = Vec::new();
         if let Some(n) = self.component("normalizer") {
             normalizer_steps(n, &mut steps)?;

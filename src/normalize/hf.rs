@@ -38,6 +38,10 @@ impl Pattern {
     /// Calls `each(start, end)` for the matches in `text`, left to right, not overlapping.
     fn for_each_match(&self, text: &str, mut each: impl FnMut(usize, usize)) {
         match self {
+            // One byte (the space of `▁` files): memchr.
+            Pattern::Literal(s) if s.len() == 1 => {
+                memchr::memchr_iter(s.as_bytes()[0], text.as_bytes()).for_each(|i| each(i, i + 1))
+            }
             Pattern::Literal(s) => text
                 .match_indices(s.as_str())
                 .for_each(|(i, m)| each(i, i + m.len())),
@@ -63,6 +67,12 @@ pub enum Step {
     Strip {
         left: bool,
         right: bool,
+    },
+    /// The `Metaspace` pre-tokenizer's `▁` before a text that does not start with one: before
+    /// every text (`always`), or only before the one at the start of the input (the reference
+    /// tests the text's offset in the input, not in its segment).
+    MetaspacePrepend {
+        always: bool,
     },
 }
 
@@ -92,6 +102,11 @@ impl Normalizer {
         Normalizer { steps }
     }
 
+    /// Adds `step` after the others.
+    pub fn push(&mut self, step: Step) {
+        self.steps.push(step);
+    }
+
     /// Whether it has no step.
     pub fn is_empty(&self) -> bool {
         self.steps.is_empty()
@@ -110,7 +125,7 @@ impl Normalizer {
         let mut changed = false;
         for step in &self.steps {
             let current: &str = if changed { &out.text } else { text };
-            if !step.changes(current) {
+            if !step.changes(current, base) {
                 continue;
             }
             if !changed {
@@ -140,8 +155,9 @@ pub fn char_spans(text: &str, base: u32) -> impl Iterator<Item = (u32, u32)> + '
 }
 
 impl Step {
-    /// Whether the step changes `text` (false only when it surely does not).
-    fn changes(&self, text: &str) -> bool {
+    /// Whether the step changes `text` (at `base` in the input; false only when it surely
+    /// does not).
+    fn changes(&self, text: &str, base: u32) -> bool {
         match self {
             Step::Nfc => !nfc::is_nfc_already(text),
             // Decomposition and compatibility mappings leave ASCII alone.
@@ -154,6 +170,9 @@ impl Step {
             Step::Strip { left, right } => {
                 (*left && text.starts_with(char::is_whitespace))
                     || (*right && text.ends_with(char::is_whitespace))
+            }
+            Step::MetaspacePrepend { always } => {
+                (*always || base == 0) && !text.is_empty() && !text.starts_with('\u{2581}')
             }
         }
     }
@@ -197,29 +216,30 @@ impl Step {
                 }
             }
             Step::Replace(from, to) => return replace(input, from, to, base, offsets, out),
-            Step::Prepend(prefix) => {
-                // The prefix's first character takes the place of the text's first; the rest
-                // of the prefix and that first character again are inserted after it. (An
-                // empty prefix only re-inserts the first character, at the start: its span
-                // becomes empty, as in the reference.)
-                let first = text.chars().next().expect("not empty");
-                let mut p = prefix.chars();
-                match p.next() {
-                    Some(c) => {
-                        chars.push((c, 0));
-                        chars.extend(p.map(|c| (c, 1)));
-                        chars.push((first, 1));
-                    }
-                    None => {
-                        out.text.push_str(text);
-                        if offsets {
-                            out.spans.extend_from_slice(&input.spans);
-                            out.spans[..first.len_utf8()].fill((base, base));
-                        }
-                        return;
-                    }
+            Step::Prepend(_) | Step::MetaspacePrepend { .. } => {
+                let prefix = match self {
+                    Step::Prepend(prefix) => prefix.as_str(),
+                    _ => "\u{2581}",
+                };
+                // In the reference's terms, the prefix's first character takes the place of
+                // the text's first, and the rest of the prefix and that first character again
+                // are inserted after it: all of them get the first character's span. (An empty
+                // prefix only re-inserts the first character, at the start: its span becomes
+                // empty.) Done directly, not character by character.
+                let first = text.chars().next().expect("not empty").len_utf8();
+                out.text.push_str(prefix);
+                out.text.push_str(text);
+                if offsets {
+                    let span = if prefix.is_empty() {
+                        (base, base)
+                    } else {
+                        input.spans[0]
+                    };
+                    out.spans
+                        .extend(std::iter::repeat_n(span, prefix.len() + first));
+                    out.spans.extend_from_slice(&input.spans[first..]);
                 }
-                chars.extend(text[first.len_utf8()..].chars().map(|c| (c, 0)));
+                return;
             }
             Step::Strip { left, right } => {
                 let rest = if *left {

@@ -29,7 +29,7 @@ pub fn from_tokenizer_json(
     kernels: &'static Kernels,
 ) -> Result<HfBpe, String> {
     let model = json.bpe()?;
-    let normalizer = json.byte_level_normalizer()?;
+    let normalizer = json.bpe_normalizer()?;
     let pre = json.byte_level_pre_tokenizer()?;
     let template = json.byte_level_template()?;
     let trim_offsets = json.byte_level_trim_offsets()?;

@@ -15,23 +15,12 @@ use crate::models::byte_bpe::PieceToken;
 use crate::models::merges_bpe::{MergeScratch, MergesBpe};
 use crate::models::safe_cuts::SafeCuts;
 use crate::models::wordpiece::WordToken;
+use crate::normalize::hf::{self, Normalizer, Pattern, Step};
 use crate::options::LoadOptions;
 use crate::pipeline::Pipeline;
 use crate::pipeline::added_tokens::{AddedTokens, Split};
 use crate::pipeline::sink::Sink;
 use crate::pipeline::word_cache::{self, Key, WordCache};
-
-/// One step of the normalizer.
-#[derive(Clone, Debug, PartialEq, Eq)]
-enum NormalizeStep {
-    /// Put this before a non-empty text.
-    Prepend(String),
-    /// Replace every occurrence of the first string by the second.
-    Replace(String, String),
-    /// The `Metaspace` pre-tokenizer's `▁` before a text that does not start with one: before
-    /// every text (`always`), or only the one at the start of the input (`first`).
-    MetaspacePrepend { always: bool },
-}
 
 /// The `Metaspace` pre-tokenizer (`replacement` `▁`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -64,7 +53,7 @@ enum DecodeStep {
 #[derive(Debug)]
 pub struct HfSpmBpe {
     bpe: MergesBpe,
-    normalizer: Vec<NormalizeStep>,
+    normalizer: Normalizer,
     byte_fallback: Option<[u32; 256]>,
     unk: Option<(u32, bool)>,
     added: AddedTokens,
@@ -103,13 +92,11 @@ struct Scratch {
     segments: Vec<(u32, u32)>,
 }
 
-/// The normalized text, each of its bytes' input span, and spares for rewriting them.
+/// The normalized text with each of its bytes' input span, and the normalizer's buffers.
 #[derive(Default)]
 struct NormalizeBuffers {
-    out: String,
-    spans: Vec<(u32, u32)>,
-    spare: String,
-    spare_spans: Vec<(u32, u32)>,
+    aligned: hf::Aligned,
+    scratch: hf::Scratch,
 }
 
 const SPACE: char = '\u{2581}';
@@ -178,28 +165,6 @@ fn metaspace_of(v: &Value) -> Result<Metaspace, String> {
     })
 }
 
-fn normalizer_steps(json: &TokenizerJson) -> Result<Vec<NormalizeStep>, String> {
-    let Some(n) = json.component("normalizer") else {
-        return Ok(Vec::new());
-    };
-    let list = sequence_items(n, "normalizer", "normalizers")?;
-    list.into_iter()
-        .map(|step| match step.get("type").and_then(Value::as_str) {
-            Some("Prepend") => Ok(NormalizeStep::Prepend(
-                str_of(step, "prepend", "normalizer")?.to_string(),
-            )),
-            Some("Replace") => {
-                let (a, b) = replace_pattern(step, "normalizer")?;
-                Ok(NormalizeStep::Replace(a, b))
-            }
-            Some(other) => Err(format!(
-                "normalizer of type {other} is not supported for this model (supported: Prepend, Replace, Sequence of them)"
-            )),
-            None => Err("normalizer has no type".into()),
-        })
-        .collect()
-}
-
 fn decoder_steps(json: &TokenizerJson) -> Result<Vec<DecodeStep>, String> {
     let Some(d) = json.component("decoder") else {
         return Ok(Vec::new());
@@ -253,13 +218,16 @@ impl HfSpmBpe {
             .component("pre_tokenizer")
             .map(metaspace_of)
             .transpose()?;
-        let mut normalizer = normalizer_steps(json)?;
+        let mut normalizer = json.bpe_normalizer()?;
         if let Some(m) = metaspace {
             // The pre-tokenizer's space replacement and prepended `▁` act like normalizer
             // steps that run last, with the same alignments.
-            normalizer.push(NormalizeStep::Replace(" ".into(), SPACE_UTF8.into()));
+            normalizer.push(Step::Replace(
+                Pattern::Literal(" ".into()),
+                SPACE_UTF8.into(),
+            ));
             if let Some(always) = m.prepend {
-                normalizer.push(NormalizeStep::MetaspacePrepend { always });
+                normalizer.push(Step::MetaspacePrepend { always });
             }
         }
         let split_at_spaces = metaspace.is_some_and(|m| m.split);
@@ -425,76 +393,19 @@ impl HfSpmBpe {
         }
     }
 
-    /// Normalizes `text` (at `base` in the input) into `out`, with each byte's input span in
-    /// `spans` when `with_spans` (else `spans` is left empty); `spare` and `spare_spans` are
-    /// buffers for the replacements.
+    /// Normalizes `text` (at `base` in the input) into `buffers.aligned`, with each byte's
+    /// input span when `with_spans` (else no spans).
     fn normalize(&self, text: &str, base: usize, buffers: &mut NormalizeBuffers, with_spans: bool) {
-        let NormalizeBuffers {
-            out,
-            spans,
-            spare,
-            spare_spans,
-        } = buffers;
-        out.clear();
-        spans.clear();
-        out.push_str(text);
-        if with_spans {
-            for (i, c) in text.char_indices() {
-                let span = ((base + i) as u32, (base + i + c.len_utf8()) as u32);
-                spans.extend(std::iter::repeat_n(span, c.len_utf8()));
-            }
-        }
-        for step in &self.normalizer {
-            match step {
-                NormalizeStep::MetaspacePrepend { always } => {
-                    // The reference's test: the text's offset in the input, not in its segment.
-                    if (*always || base == 0) && !out.is_empty() && !out.starts_with(SPACE) {
-                        out.insert_str(0, SPACE_UTF8);
-                        if with_spans {
-                            let first = spans[0];
-                            spans.splice(0..0, std::iter::repeat_n(first, SPACE_UTF8.len()));
-                        }
-                    }
-                }
-                NormalizeStep::Prepend(p) => {
-                    if !out.is_empty() {
-                        out.insert_str(0, p);
-                        if with_spans {
-                            // The prefix takes the span of the character it is put before.
-                            let first = spans[0];
-                            spans.splice(0..0, std::iter::repeat_n(first, p.len()));
-                        }
-                    }
-                }
-                NormalizeStep::Replace(from, to) => {
-                    if from.is_empty() {
-                        continue;
-                    }
-                    let mut matches = Matches::of(out, from).peekable();
-                    if matches.peek().is_none() {
-                        continue;
-                    }
-                    spare.clear();
-                    spare_spans.clear();
-                    let mut last = 0;
-                    for at in matches {
-                        spare.push_str(&out[last..at]);
-                        spare.push_str(to);
-                        if with_spans {
-                            spare_spans.extend_from_slice(&spans[last..at]);
-                            // The replacement takes the span of the last byte it replaces.
-                            let span = spans[at + from.len() - 1];
-                            spare_spans.extend(std::iter::repeat_n(span, to.len()));
-                        }
-                        last = at + from.len();
-                    }
-                    spare.push_str(&out[last..]);
-                    std::mem::swap(out, spare);
-                    if with_spans {
-                        spare_spans.extend_from_slice(&spans[last..]);
-                        std::mem::swap(spans, spare_spans);
-                    }
-                }
+        let NormalizeBuffers { aligned, scratch } = buffers;
+        if !self
+            .normalizer
+            .apply(text, base as u32, with_spans, aligned, scratch)
+        {
+            aligned.text.clear();
+            aligned.text.push_str(text);
+            aligned.spans.clear();
+            if with_spans {
+                aligned.spans.extend(hf::char_spans(text, base as u32));
             }
         }
     }
@@ -507,7 +418,7 @@ impl HfSpmBpe {
     fn encode_text<S: Sink>(&self, text: &str, base: usize, scratch: &mut Scratch, sink: &mut S) {
         let mut buffers = std::mem::take(&mut scratch.normalized);
         self.normalize(text, base, &mut buffers, S::OFFSETS);
-        let (normalized, spans) = (&buffers.out, &buffers.spans);
+        let (normalized, spans) = (&buffers.aligned.text, &buffers.aligned.spans);
         let bytes = normalized.as_bytes();
         // Without offsets there are no spans: each word gets an empty slice.
         let spans_of = |s: usize, e: usize| if S::OFFSETS { &spans[s..e] } else { &[][..] };
@@ -766,35 +677,6 @@ impl HfSpmBpe {
     }
 }
 
-/// `<0xXX>` tokens in a row become their bytes' text, or one U+FFFD per byte when the bytes are
-/// not valid UTF-8 (the `ByteFallback` decoder).
-/// Where `from` occurs in a text, left to right: one byte (the space of `▁` files) is found
-/// with memchr.
-enum Matches<'a> {
-    Byte(memchr::Memchr<'a>),
-    Str(std::str::MatchIndices<'a, &'a str>),
-}
-
-impl<'a> Matches<'a> {
-    fn of(text: &'a str, from: &'a str) -> Matches<'a> {
-        match from.as_bytes() {
-            &[b] => Matches::Byte(memchr::memchr_iter(b, text.as_bytes())),
-            _ => Matches::Str(text.match_indices(from)),
-        }
-    }
-}
-
-impl Iterator for Matches<'_> {
-    type Item = usize;
-
-    fn next(&mut self) -> Option<usize> {
-        match self {
-            Matches::Byte(m) => m.next(),
-            Matches::Str(m) => m.next().map(|(at, _)| at),
-        }
-    }
-}
-
 /// A set of pairs of ASCII bytes.
 #[derive(Debug)]
 struct AsciiPairs(Box<[u64; 256]>);
@@ -839,6 +721,8 @@ fn only_spaces_beyond_ascii(word: &[u8]) -> bool {
     true
 }
 
+/// `<0xXX>` tokens in a row become their bytes' text, or one U+FFFD per byte when the bytes are
+/// not valid UTF-8 (the `ByteFallback` decoder).
 fn byte_fallback(tokens: Vec<String>) -> Vec<String> {
     let byte_of = |t: &str| {
         let hex = t.strip_prefix("<0x")?.strip_suffix('>')?;
