@@ -16,6 +16,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use crate::models::byte_bpe::PieceToken;
 use crate::models::cache_owner::{CacheOwner, Stamp};
 use crate::models::wordpiece::WordToken;
+use crate::pipeline::cache_bypass::CacheBypass;
 #[cfg(test)]
 use crate::pipeline::long_cache::{LONG_MAX_TOKENS, LONG_PIECE};
 use crate::pipeline::long_cache::{LongCache, LongTokens};
@@ -54,6 +55,8 @@ pub struct WordCache {
     owner: CacheOwner,
     entries: Box<[Entry]>,
     long: LongCache,
+    /// Whether [`cached_piece`] leaves the cache out (text whose pieces do not repeat).
+    bypass: CacheBypass,
 }
 
 impl Default for WordCache {
@@ -62,6 +65,7 @@ impl Default for WordCache {
             owner: CacheOwner::default(),
             entries: vec![Entry::default(); SLOTS].into_boxed_slice(),
             long: LongCache::default(),
+            bypass: CacheBypass::default(),
         }
     }
 }
@@ -170,6 +174,7 @@ impl WordCache {
         if self.owner.claim(owner) {
             self.entries.fill(Entry::default());
             self.long.clear();
+            self.bypass = CacheBypass::default();
         }
     }
 
@@ -295,6 +300,48 @@ mod tests {
     }
 
     #[test]
+    fn pieces_that_never_repeat_go_around_the_cache_and_stay_exact() {
+        use crate::pipeline::cache_bypass::{FIRST_SKIP, WINDOW};
+        let mut cache = WordCache::default();
+        cache.claim(3);
+        let piece = |i: u32, long: bool| {
+            let p = format!("{i:x}.{}", if long { "x".repeat(20) } else { String::new() });
+            p.into_bytes()
+        };
+        let expected = |p: &[u8], at: usize| {
+            let mut e = Encoding::default();
+            for (i, c) in p.chunks(3).enumerate() {
+                let s = at + 3 * i;
+                e.ids.push(c[0] as u32 * 1000 + i as u32);
+                e.offsets.push((s as u32, (s + c.len()) as u32));
+            }
+            e
+        };
+        // Distinct short and long pieces: after a window of misses the cache is left out
+        // (neither asked nor filled), and every result is still the encoder's.
+        let n = WINDOW + FIRST_SKIP + WINDOW;
+        for i in 0..n {
+            let p = piece(i, i % 3 == 0);
+            let (got, ran) = through(&mut cache, &p, 5);
+            assert!(ran, "{i}");
+            assert_eq!(
+                (&got.ids, &got.offsets),
+                (&expected(&p, 5).ids, &expected(&p, 5).offsets)
+            );
+        }
+        assert!(cache.bypass.skips(), "still bypassed after {n} distinct pieces");
+        // Once the text repeats, the cache is asked again and answers.
+        let word = b"again";
+        let mut answered = 0;
+        for _ in 0..2 * (FIRST_SKIP + WINDOW) {
+            let (got, ran) = through(&mut cache, word, 0);
+            assert_eq!(got.ids, expected(word, 0).ids);
+            answered += !ran as u32;
+        }
+        assert!(answered > WINDOW, "{answered}");
+    }
+
+    #[test]
     fn a_set_keeps_its_two_most_recently_used_words() {
         // Three words of one set: a, b, then a used again, then c evicts b (not a).
         let words: Vec<Vec<u8>> = (0..200_000u32)
@@ -350,7 +397,8 @@ pub struct CachedPiece {
 
 /// The tokens of a pre-tokenizer piece at `at` in the input, from `cache` when it is there,
 /// else from `encode` (which appends them to the vector it is given) and then cached — only
-/// for pieces whose tokens depend on nothing but their bytes.
+/// for pieces whose tokens depend on nothing but their bytes. While the cache's hit rate is
+/// too low to pay for it ([`CacheBypass`]), pieces are encoded without it.
 #[inline]
 pub(crate) fn cached_piece<S: Sink>(
     cache: &mut WordCache,
@@ -360,6 +408,9 @@ pub(crate) fn cached_piece<S: Sink>(
     at: usize,
     encode: impl FnOnce(&mut Vec<PieceToken>),
 ) {
+    if cache.bypass.skips() {
+        return uncached_piece(buffers, sink, at, encode);
+    }
     if piece.len() > MAX_WORD {
         return cached_long_piece(cache, piece, buffers, sink, at, encode);
     }
@@ -367,13 +418,16 @@ pub(crate) fn cached_piece<S: Sink>(
     if cache.get(&key, |id, s, e| {
         sink.push(id, at + s as usize, at + e as usize)
     }) {
+        cache.bypass.record(true);
         return;
     }
     // Short pieces of many tokens (rare in prose, common in code) live in the long tier.
     if let Some(tokens) = cache.get_long(piece) {
         emit_tokens(sink, at, tokens);
+        cache.bypass.record(true);
         return;
     }
+    cache.bypass.record(false);
     buffers.tokens.clear();
     encode(&mut buffers.tokens);
     if !cache.fits(buffers.tokens.len()) {
@@ -407,12 +461,27 @@ fn cached_long_piece<S: Sink>(
 ) {
     if let Some(tokens) = cache.get_long(piece) {
         emit_tokens(sink, at, tokens);
+        cache.bypass.record(true);
         return;
     }
+    cache.bypass.record(false);
     buffers.tokens.clear();
     encode(&mut buffers.tokens);
     emit_tokens(sink, at, buffers.tokens.iter().copied());
     cache.put_long(piece, &buffers.tokens);
+}
+
+/// [`cached_piece`] while the cache is bypassed.
+#[inline(never)]
+fn uncached_piece<S: Sink>(
+    buffers: &mut CachedPiece,
+    sink: &mut S,
+    at: usize,
+    encode: impl FnOnce(&mut Vec<PieceToken>),
+) {
+    buffers.tokens.clear();
+    encode(&mut buffers.tokens);
+    emit_tokens(sink, at, buffers.tokens.iter().copied());
 }
 
 /// Pushes consecutive `tokens` starting at byte `at`.
