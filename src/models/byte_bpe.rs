@@ -15,6 +15,7 @@ use std::collections::HashMap;
 
 use simdtok_kernels::Kernels;
 
+use crate::models::pair_cuts::PairCuts;
 use crate::models::part_runs::{Run, merge_runs, push_runs, start_runs};
 use crate::models::rank_queue::RankQueue;
 use crate::models::safe_cuts::{CutBuffers, SafeCuts};
@@ -44,6 +45,8 @@ pub struct ByteBpe {
     self_merges: SelfMerges,
     /// Where long pieces can be cut (its tries built on first use).
     cuts: SafeCuts,
+    /// Where any piece can be cut at a glance: between bytes no token holds side by side.
+    pair_cuts: PairCuts,
     /// The length of the longest token.
     longest_token: usize,
     /// This model's results in a thread's [`SegmentCache`].
@@ -85,6 +88,7 @@ impl ByteBpe {
             .unwrap_or(0);
         let mut tokens: Vec<Option<Box<[u8]>>> = vec![None; size];
         let cuts = SafeCuts::new(pairs.iter().map(|(b, r)| (*r, &b[..])));
+        let pair_cuts = PairCuts::new(pairs.iter().map(|(b, _)| &b[..]));
         let mut ranks = HashMap::with_capacity_and_hasher(pairs.len(), Crc32cState::new(kernels));
         for (bytes, rank) in pairs {
             if bytes.is_empty() {
@@ -120,6 +124,7 @@ impl ByteBpe {
             self_merges: SelfMerges::new(tokens.len()),
             tokens,
             cuts,
+            pair_cuts,
             longest_token,
             model_id: segment_cache::new_model_id(),
             kernels,
@@ -155,8 +160,11 @@ impl ByteBpe {
                 id,
                 len: piece.len() as u32,
             });
-        } else if piece.len() <= CUT_ABOVE
-            || !SafeCuts::has_candidate(piece)
+        } else if piece.len() <= CUT_ABOVE {
+            self.merge(piece, scratch, out);
+        } else if self.pair_cuts.sparse(piece) {
+            self.merge_clusters(piece, scratch, out);
+        } else if !SafeCuts::has_candidate(piece)
             || (piece.len() <= SHORT_PIECE
                 && SafeCuts::few_pairs_merge(piece, |a, b| {
                     self.pair_ranks[(a as usize) << 8 | b as usize] != NONE
@@ -166,6 +174,29 @@ impl ByteBpe {
         } else {
             self.merge_cut(piece, scratch, out);
         }
+    }
+
+    /// The merges of a piece cut between the bytes no token holds side by side
+    /// ([`PairCuts`]): each cluster alone, one- and two-byte ones from the flat tables.
+    fn merge_clusters(&self, piece: &[u8], scratch: &mut BpeScratch, out: &mut Vec<PieceToken>) {
+        self.pair_cuts.clusters(piece, |s, e| match e - s {
+            1 => out.push(PieceToken {
+                id: self.byte_ranks[piece[s] as usize],
+                len: 1,
+            }),
+            2 => match self.pair_ranks[(piece[s] as usize) << 8 | piece[s + 1] as usize] {
+                NONE => {
+                    for &b in &piece[s..e] {
+                        out.push(PieceToken {
+                            id: self.byte_ranks[b as usize],
+                            len: 1,
+                        });
+                    }
+                }
+                id => out.push(PieceToken { id, len: 2 }),
+            },
+            _ => self.merge(&piece[s..e], scratch, out),
+        });
     }
 
     /// The merges of a piece that is not a token, segment by segment between its safe cuts.
@@ -477,6 +508,41 @@ mod tests {
                 bpe.merge(&piece, &mut scratch, &mut whole);
                 assert_eq!(cut, whole, "{:?}", String::from_utf8_lossy(&piece));
             }
+        }
+    }
+
+    #[test]
+    fn clustered_pieces_merge_as_whole_ones() {
+        // Random substrings of random texts as tokens (cutting characters anywhere), pieces of
+        // the same alphabet: clusters of every length, ranks out of position order.
+        let mut g = TestText::new(0x6A09_E667);
+        for _ in 0..30 {
+            let mut extra: Vec<Vec<u8>> = Vec::new();
+            for _ in 0..40 {
+                let text = g.mixed(3);
+                let s = g.below(text.len() as u32) as usize;
+                let e = (s + 2 + g.below(6) as usize).min(text.len());
+                let token = text[s..e].to_vec();
+                if token.len() >= 2 && !extra.contains(&token) {
+                    extra.push(token);
+                }
+            }
+            let extra: Vec<&[u8]> = extra.iter().map(|t| &t[..]).collect();
+            let bpe = table(&extra);
+            let mut scratch = BpeScratch::default();
+            let mut clustered = 0;
+            for _ in 0..300 {
+                let chars = 1 + g.below(60) as usize;
+                let piece = g.mixed(chars);
+                let (mut cut, mut whole) = (Vec::new(), Vec::new());
+                bpe.merge_clusters(&piece, &mut scratch, &mut cut);
+                bpe.merge(&piece, &mut scratch, &mut whole);
+                assert_eq!(cut, whole, "{:?}", String::from_utf8_lossy(&piece));
+                let mut n = 0;
+                bpe.pair_cuts.clusters(&piece, |_, _| n += 1);
+                clustered += (n > 1) as usize;
+            }
+            assert!(clustered > 100, "{clustered}");
         }
     }
 

@@ -13,6 +13,7 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 
 use crate::models::byte_bpe::PieceToken;
+use crate::models::pair_cuts::PairCuts;
 use crate::models::part_runs::{Run, merge_runs, push_runs, start_runs};
 use crate::models::rank_queue::RankQueue;
 use crate::models::safe_cuts::{CutBuffers, SafeCuts};
@@ -71,6 +72,8 @@ pub struct MergesBpe {
     self_merges: SelfMerges,
     /// Where long pieces can be cut (its tries built on first use).
     cuts: SafeCuts,
+    /// Where any piece can be cut at a glance: between bytes no token holds side by side.
+    pair_cuts: PairCuts,
     /// This model's results in a thread's [`SegmentCache`].
     model_id: usize,
     /// The starting symbols of a model with a `continuing_subword_prefix` or an
@@ -211,6 +214,7 @@ impl MergesBpe {
             .unwrap_or(0);
         let mut tokens: Vec<Option<Box<[u8]>>> = vec![None; size];
         let cuts = SafeCuts::new(vocab.iter().map(|(b, id)| (*id, &b[..])));
+        let pair_cuts = PairCuts::new(vocab.iter().map(|(b, _)| &b[..]));
         let mut by_bytes: HashMap<Box<[u8]>, u32> = HashMap::with_capacity(vocab.len());
         for (bytes, id) in vocab {
             let bytes: Box<[u8]> = bytes.into_boxed_slice();
@@ -279,6 +283,7 @@ impl MergesBpe {
             byte_pairs,
             self_merges: SelfMerges::new(size),
             cuts,
+            pair_cuts,
             model_id: segment_cache::new_model_id(),
             kernels,
             tokens,
@@ -336,7 +341,9 @@ impl MergesBpe {
             });
             return;
         }
-        if piece.len() <= CUT_ABOVE
+        if piece.len() > CUT_ABOVE && self.pair_cuts.sparse(piece) {
+            self.merge_clusters(piece, scratch, out);
+        } else if piece.len() <= CUT_ABOVE
             || !SafeCuts::has_candidate(piece)
             || (piece.len() <= SHORT
                 && SafeCuts::few_pairs_merge(piece, |a, b| {
@@ -382,6 +389,24 @@ impl MergesBpe {
         scratch.lens.clear();
         scratch.lens.resize(n, 1);
         self.merge_symbols(scratch, out);
+    }
+
+    /// The merges of `piece` cut between the bytes no token holds side by side ([`PairCuts`]):
+    /// each cluster alone, one- and two-byte ones from the flat tables. (Every part is a token
+    /// whose bytes are its symbols' bytes: a merge makes the token of the joined bytes.)
+    fn merge_clusters(&self, piece: &[u8], scratch: &mut MergeScratch, out: &mut Vec<PieceToken>) {
+        let byte = |b: u8| PieceToken {
+            id: self.byte_ids[b as usize],
+            len: 1,
+        };
+        self.pair_cuts.clusters(piece, |s, e| match e - s {
+            1 => out.push(byte(piece[s])),
+            2 => match self.byte_pairs[(piece[s] as usize) << 8 | piece[s + 1] as usize] {
+                (NONE, _) => out.extend([byte(piece[s]), byte(piece[s + 1])]),
+                (_, id) => out.push(PieceToken { id, len: 2 }),
+            },
+            _ => self.merge_bytes(&piece[s..e], scratch, out),
+        });
     }
 
     /// The merges of `piece`, segment by segment between its safe cuts.
@@ -749,11 +774,13 @@ mod tests {
     #[test]
     fn cut_pieces_merge_as_whole_ones() {
         let mut g = TestText::new(0x9E37_79B9);
-        for _ in 0..20 {
-            // Merges grown bottom-up from substrings of random texts whose halves are tokens.
+        let mut clustered = 0;
+        for round in 0..30 {
+            // Merges grown bottom-up from substrings of random texts whose halves are tokens;
+            // the smaller vocabularies leave byte pairs that no token holds.
             let mut vocab: Vec<Vec<u8>> = (0..=255u8).map(|b| vec![b]).collect();
             let mut merges = Vec::new();
-            for _ in 0..3000 {
+            for _ in 0..[3000, 300, 60][round % 3] {
                 let t = g.mixed(3);
                 let s = g.below(t.len() as u32 - 1) as usize;
                 let e = s + 2 + g.below((t.len() - s - 1) as u32) as usize;
@@ -778,7 +805,15 @@ mod tests {
                 bpe.merge_cut(&piece, &mut scratch, &mut cut);
                 bpe.merge_bytes(&piece, &mut scratch, &mut whole);
                 assert_eq!(cut, whole, "{:?}", String::from_utf8_lossy(&piece));
+                // And cut between the byte pairs no token holds.
+                cut.clear();
+                bpe.merge_clusters(&piece, &mut scratch, &mut cut);
+                assert_eq!(cut, whole, "{:?}", String::from_utf8_lossy(&piece));
+                let mut n = 0;
+                bpe.pair_cuts.clusters(&piece, |_, _| n += 1);
+                clustered += (n > 1) as usize;
             }
         }
+        assert!(clustered > 1000, "{clustered}");
     }
 }

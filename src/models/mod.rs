@@ -3,6 +3,7 @@
 pub mod byte_bpe;
 pub mod cache_owner;
 pub mod merges_bpe;
+pub mod pair_cuts;
 pub mod part_runs;
 pub mod rank_queue;
 pub mod safe_cuts;
