@@ -11,7 +11,7 @@ pub mod segment_cache;
 pub mod self_merges;
 pub mod spm_bpe;
 #[cfg(test)]
-mod test_text;
+pub(crate) mod test_text;
 pub mod token_table;
 pub mod unigram;
 pub mod vocab;

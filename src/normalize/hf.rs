@@ -194,7 +194,12 @@ impl Step {
         if !offsets {
             // The characters alone, straight into the text.
             match self {
-                Step::Nfc => return out.text.extend(text.nfc().map(|(c, _)| c)),
+                Step::Nfc => {
+                    return nfc::parts(text, |part, may_change| match may_change {
+                        true => out.text.extend(part.nfc().map(|(c, _)| c)),
+                        false => out.text.push_str(part),
+                    });
+                }
                 Step::Nfd => return out.text.extend(text.nfd().map(|(c, _)| c)),
                 Step::Nfkc => return out.text.extend(text.nfkc().map(|(c, _)| c)),
                 Step::Nfkd => return out.text.extend(text.nfkd().map(|(c, _)| c)),
@@ -202,7 +207,11 @@ impl Step {
             }
         }
         match self {
-            Step::Nfc => chars.extend(text.nfc()),
+            // NFC part by part: the parts it leaves alone keep their characters unchanged.
+            Step::Nfc => nfc::parts(text, |part, may_change| match may_change {
+                true => chars.extend(part.nfc()),
+                false => chars.extend(part.chars().map(|c| (c, 0))),
+            }),
             Step::Nfd => chars.extend(text.nfd()),
             Step::Nfkc => chars.extend(text.nfkc()),
             Step::Nfkd => chars.extend(text.nfkd()),

@@ -15,12 +15,10 @@ pub fn is_nfc_already(text: &str) -> bool {
     if text.is_ascii() {
         return true;
     }
-    let plain = plain_starters();
     let mut last_cc = 0u8;
     let mut maybe = false;
     for ch in text.chars() {
-        let c = ch as usize;
-        if c < 0x80 || (c < 0x10000 && plain[c / 64] & (1 << (c % 64)) != 0) {
+        if is_plain_starter(ch) {
             last_cc = 0;
             continue;
         }
@@ -39,26 +37,200 @@ pub fn is_nfc_already(text: &str) -> bool {
     !maybe
 }
 
-/// Bit `c` for each BMP character that is a starter (combining class 0) with NFC quick check
-/// Yes: the quick check steps over it with nothing to remember.
-fn plain_starters() -> &'static [u64; 1024] {
-    static PLAIN: OnceLock<Box<[u64; 1024]>> = OnceLock::new();
-    PLAIN.get_or_init(|| {
-        let mut bits = Box::new([0u64; 1024]);
-        for ch in (0x80..0x10000u32).filter_map(char::from_u32) {
-            if canonical_combining_class(ch) == 0
-                && is_nfc_quick(std::iter::once(ch)) == IsNormalized::Yes
-            {
-                bits[ch as usize / 64] |= 1 << (ch as usize % 64);
+/// Calls `range(part, may_change)` for consecutive parts of `text`, in order, such that NFC of
+/// `text` is the NFC of each part, concatenated — and a part with `may_change` false is NFC
+/// already. A part that may change runs from a segment's start — a character of combining
+/// class 0 whose quick check is Yes: NFC neither reorders across it nor composes it with what
+/// comes before (only a Maybe character can be the second of a composition) — to the next
+/// segment's start, when anything else is in between. So a text with one character that
+/// decomposes normalizes that segment, not the whole text (random characters: a few in a
+/// megabyte, where the whole text went through the composer).
+pub fn parts(text: &str, mut range: impl FnMut(&str, bool)) {
+    // Parts already given end at `done`; the current segment starts at `segment`; `changes`
+    // says it holds more than its starter.
+    let (mut done, mut segment, mut changes) = (0, 0, false);
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let (c, len) = if bytes[i] < 0x80 {
+            (bytes[i] as char, 1)
+        } else {
+            let c = text[i..].chars().next().expect("a character starts here");
+            (c, c.len_utf8())
+        };
+        if is_plain_starter(c) {
+            if changes {
+                if done < segment {
+                    range(&text[done..segment], false);
+                }
+                range(&text[segment..i], true);
+                done = i;
+                changes = false;
             }
+            segment = i;
+        } else {
+            changes = true;
         }
-        bits
-    })
+        i += len;
+    }
+    if changes {
+        if done < segment {
+            range(&text[done..segment], false);
+        }
+        range(&text[segment..], true);
+    } else if done < text.len() {
+        range(&text[done..], false);
+    }
+}
+
+/// Whether `c` is a starter (combining class 0) whose NFC quick check is Yes: the quick check
+/// steps over it with nothing to remember, and NFC neither reorders nor composes across it.
+/// Read from a bitmap per plane, each built the first time a character of its plane asks.
+/// Planes 4 to 13 (unassigned) and 15 and 16 (private use) hold only such characters (a test
+/// checks it against the crate's tables), so they need no bitmap.
+#[inline]
+fn is_plain_starter(c: char) -> bool {
+    let u = c as usize;
+    if u < 0x80 {
+        return true;
+    }
+    let plane = match u >> 16 {
+        p @ 0..=3 => p,
+        14 => 4,
+        _ => return true,
+    };
+    let bits = PLAIN_PLANES[plane].get_or_init(|| plain_starters((u >> 16) as u32));
+    let i = u & 0xFFFF;
+    bits[i / 64] & (1 << (i % 64)) != 0
+}
+
+/// The bitmaps of planes 0, 1, 2, 3 and 14.
+static PLAIN_PLANES: [OnceLock<Box<[u64; 1024]>>; 5] = [const { OnceLock::new() }; 5];
+
+/// Bit `c & 0xFFFF` for each character `c` of `plane` that is a plain starter.
+fn plain_starters(plane: u32) -> Box<[u64; 1024]> {
+    let mut bits = Box::new([0u64; 1024]);
+    let base = plane << 16;
+    for ch in (base..base + 0x10000).filter_map(char::from_u32) {
+        if plain_by_tables(ch) {
+            let i = (ch as usize) & 0xFFFF;
+            bits[i / 64] |= 1 << (i % 64);
+        }
+    }
+    bits
+}
+
+/// [`is_plain_starter`] from the crate's tables.
+fn plain_by_tables(ch: char) -> bool {
+    canonical_combining_class(ch) == 0 && is_nfc_quick(std::iter::once(ch)) == IsNormalized::Yes
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use unicode_normalization_alignments::UnicodeNormalization;
+
+    /// NFC of `text` part by part, with the reference crate's changes.
+    fn by_parts(text: &str) -> Vec<(char, isize)> {
+        let mut out = Vec::new();
+        parts(text, |part, may_change| {
+            if may_change {
+                out.extend(part.nfc());
+            } else {
+                assert_eq!(
+                    part.nfc().collect::<Vec<_>>(),
+                    part.chars().map(|c| (c, 0)).collect::<Vec<_>>(),
+                    "{part:?}"
+                );
+                out.extend(part.chars().map(|c| (c, 0)));
+            }
+        });
+        out
+    }
+
+    #[test]
+    fn nfc_by_parts_is_nfc_of_the_whole() {
+        // Starters, combining marks of several classes (and out of order), Maybe starters
+        // (Hangul vowels and trailing consonants, U+0B3E, U+0CC2, U+09BE), No characters
+        // (singletons, CJK compatibility ideographs, U+0F73, U+0344), precomposed letters and
+        // syllables, astral decomposing characters (U+1D15E, U+2F800, U+1109A) and plain ones.
+        const ALPHABET: &[char] = &[
+            'a',
+            'e',
+            ' ',
+            'é',
+            'Å',
+            'o',
+            '\u{300}',
+            '\u{301}',
+            '\u{316}',
+            '\u{327}',
+            '\u{345}',
+            '\u{3099}',
+            '\u{1100}',
+            '\u{1161}',
+            '\u{11A8}',
+            '\u{AC00}',
+            '\u{AC01}',
+            '\u{0B47}',
+            '\u{0B3E}',
+            '\u{0CC6}',
+            '\u{0CC2}',
+            '\u{09C7}',
+            '\u{09BE}',
+            '\u{2126}',
+            '\u{F900}',
+            '\u{0F73}',
+            '\u{0344}',
+            '\u{0340}',
+            'か',
+            '日',
+            '\u{1D15E}',
+            '\u{1D165}',
+            '\u{2F800}',
+            '\u{11099}',
+            '\u{110BA}',
+            '\u{1109A}',
+            '\u{1F600}',
+            '\u{20000}',
+            '\u{E0100}',
+            '\u{10FFFD}',
+        ];
+        let mut g = crate::models::test_text::TestText::new(0x3C6E_F372);
+        let mut split = 0;
+        for _ in 0..20_000 {
+            let len = 1 + g.below(12) as usize;
+            let text: String = (0..len)
+                .map(|_| ALPHABET[g.below(ALPHABET.len() as u32) as usize])
+                .collect();
+            let whole: Vec<(char, isize)> = text.nfc().collect();
+            assert_eq!(by_parts(&text), whole, "{text:?}");
+            let mut n = 0;
+            parts(&text, |_, _| n += 1);
+            split += (n > 1) as usize;
+        }
+        assert!(split > 5_000, "{split}");
+        assert!(by_parts("").is_empty());
+    }
+
+    #[test]
+    fn planes_without_a_bitmap_hold_only_plain_starters() {
+        let unmapped = (0x4_0000..0xE_0000u32).chain(0xF_0000..0x11_0000);
+        for ch in unmapped.filter_map(char::from_u32) {
+            assert!(plain_by_tables(ch), "{:X}", ch as u32);
+        }
+        for ch in [
+            'a',
+            '日',
+            '\u{300}',
+            '\u{1161}',
+            '\u{1D15E}',
+            '\u{2F800}',
+            '\u{E0100}',
+        ] {
+            assert_eq!(is_plain_starter(ch), plain_by_tables(ch), "{ch:?}");
+        }
+    }
 
     #[test]
     fn the_bitmap_check_is_the_quick_check() {
