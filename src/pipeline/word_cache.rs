@@ -305,7 +305,10 @@ mod tests {
         let mut cache = WordCache::default();
         cache.claim(3);
         let piece = |i: u32, long: bool| {
-            let p = format!("{i:x}.{}", if long { "x".repeat(20) } else { String::new() });
+            let p = format!(
+                "{i:x}.{}",
+                if long { "x".repeat(20) } else { String::new() }
+            );
             p.into_bytes()
         };
         let expected = |p: &[u8], at: usize| {
@@ -329,7 +332,10 @@ mod tests {
                 (&expected(&p, 5).ids, &expected(&p, 5).offsets)
             );
         }
-        assert!(cache.bypass.skips(), "still bypassed after {n} distinct pieces");
+        assert!(
+            cache.bypass.skips(),
+            "still bypassed after {n} distinct pieces"
+        );
         // Once the text repeats, the cache is asked again and answers.
         let word = b"again";
         let mut answered = 0;
