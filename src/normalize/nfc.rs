@@ -52,13 +52,8 @@ pub fn parts(text: &str, mut range: impl FnMut(&str, bool)) {
     let bytes = text.as_bytes();
     let mut i = 0;
     while i < bytes.len() {
-        let (c, len) = if bytes[i] < 0x80 {
-            (bytes[i] as char, 1)
-        } else {
-            let c = text[i..].chars().next().expect("a character starts here");
-            (c, c.len_utf8())
-        };
-        if is_plain_starter(c) {
+        let (c, len) = crate::pretokenize::unicode::decode(bytes, i);
+        if is_plain_code_point(c as usize) {
             if changes {
                 if done < segment {
                     range(&text[done..segment], false);
@@ -90,7 +85,12 @@ pub fn parts(text: &str, mut range: impl FnMut(&str, bool)) {
 /// checks it against the crate's tables), so they need no bitmap.
 #[inline]
 fn is_plain_starter(c: char) -> bool {
-    let u = c as usize;
+    is_plain_code_point(c as usize)
+}
+
+/// [`is_plain_starter`] of a code point.
+#[inline]
+fn is_plain_code_point(u: usize) -> bool {
     if u < 0x80 {
         return true;
     }

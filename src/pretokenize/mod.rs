@@ -39,7 +39,7 @@
 mod ascii;
 pub mod chain;
 mod scan;
-mod unicode;
+pub(crate) mod unicode;
 
 use std::sync::OnceLock;
 
