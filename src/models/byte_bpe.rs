@@ -155,7 +155,12 @@ impl ByteBpe {
     /// Appends the tokens of `piece` (non-empty) to `out`.
     #[inline]
     pub fn encode_piece(&self, piece: &[u8], scratch: &mut BpeScratch, out: &mut Vec<PieceToken>) {
-        if let Some(id) = self.rank(piece) {
+        if let Some(id) = self
+            .pair_cuts
+            .could_be_token(piece)
+            .then(|| self.rank(piece))
+            .flatten()
+        {
             out.push(PieceToken {
                 id,
                 len: piece.len() as u32,

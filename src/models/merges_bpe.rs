@@ -332,7 +332,8 @@ impl MergesBpe {
         if let Some(affixed) = &self.affixed {
             return self.merge_affixed(affixed, piece, scratch, out);
         }
-        if let Some(id) = self.by_bytes.get(piece)
+        if self.pair_cuts.could_be_token(piece)
+            && let Some(id) = self.by_bytes.get(piece)
             && (self.ignore_merges || self.merges_to_itself(id, piece, scratch))
         {
             out.push(PieceToken {

@@ -38,6 +38,18 @@ impl PairCuts {
         self.joined[bit / 64] & (1 << (bit % 64)) != 0
     }
 
+    /// Whether `piece` could be a token: its first and last byte pairs are both held by some
+    /// token (a piece of one byte always could). Tells most pieces of random characters from
+    /// tokens without a lookup in a table of megabytes.
+    #[inline]
+    pub fn could_be_token(&self, piece: &[u8]) -> bool {
+        match piece {
+            [a, b, .., y, z] => self.joined(*a, *b) && self.joined(*y, *z),
+            [a, b] => self.joined(*a, *b),
+            _ => true,
+        }
+    }
+
     /// Whether at most three in four of `piece`'s byte pairs are joined: then cutting it at the
     /// others leaves clusters of a few bytes, cheaper than any search (a piece of prose or CJK
     /// joins nearly all; Qwen's vocabulary joins half the pairs of random characters, and half
@@ -101,5 +113,19 @@ mod tests {
         // 3 pairs: ab, bc, cd — all joined.
         assert!(!cuts.sparse(b"abcd"));
         assert!(cuts.sparse(b"a") && cuts.sparse(b""));
+    }
+
+    #[test]
+    fn a_token_could_be_one() {
+        let vocab = [&b"abcd"[..], b"xy", b"q"];
+        let cuts = PairCuts::new(vocab.into_iter());
+        for t in vocab {
+            assert!(cuts.could_be_token(t));
+        }
+        assert!(!cuts.could_be_token(b"ba") && !cuts.could_be_token(b"xbcd"));
+        assert!(!cuts.could_be_token(b"abcx"));
+        // Only the ends are asked: a necessary condition, not a lookup.
+        assert!(cuts.could_be_token(b"abxcd"));
+        assert!(cuts.could_be_token(b"z") && cuts.could_be_token(b""));
     }
 }
