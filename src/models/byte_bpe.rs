@@ -182,8 +182,10 @@ impl ByteBpe {
     }
 
     /// The merges of a piece cut between the bytes no token holds side by side
-    /// ([`PairCuts`]): each cluster alone, one- and two-byte ones from the flat tables.
+    /// ([`PairCuts`]): each cluster alone, one- and two-byte ones from the flat tables, longer
+    /// ones through the segment cache.
     fn merge_clusters(&self, piece: &[u8], scratch: &mut BpeScratch, out: &mut Vec<PieceToken>) {
+        let mut buffers = std::mem::take(&mut scratch.cut);
         self.pair_cuts.clusters(piece, |s, e| match e - s {
             1 => out.push(PieceToken {
                 id: self.byte_ranks[piece[s] as usize],
@@ -200,8 +202,11 @@ impl ByteBpe {
                 }
                 id => out.push(PieceToken { id, len: 2 }),
             },
-            _ => self.merge(&piece[s..e], scratch, out),
+            _ => buffers.cached_segment(self.model_id, &piece[s..e], out, |out| {
+                self.merge(&piece[s..e], scratch, out)
+            }),
         });
+        scratch.cut = buffers;
     }
 
     /// The merges of a piece that is not a token, segment by segment between its safe cuts.

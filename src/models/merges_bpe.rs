@@ -396,6 +396,7 @@ impl MergesBpe {
     /// each cluster alone, one- and two-byte ones from the flat tables. (Every part is a token
     /// whose bytes are its symbols' bytes: a merge makes the token of the joined bytes.)
     fn merge_clusters(&self, piece: &[u8], scratch: &mut MergeScratch, out: &mut Vec<PieceToken>) {
+        let mut buffers = std::mem::take(&mut scratch.cut);
         let byte = |b: u8| PieceToken {
             id: self.byte_ids[b as usize],
             len: 1,
@@ -406,8 +407,11 @@ impl MergesBpe {
                 (NONE, _) => out.extend([byte(piece[s]), byte(piece[s + 1])]),
                 (_, id) => out.push(PieceToken { id, len: 2 }),
             },
-            _ => self.merge_bytes(&piece[s..e], scratch, out),
+            _ => buffers.cached_segment(self.model_id, &piece[s..e], out, |out| {
+                self.merge_bytes(&piece[s..e], scratch, out)
+            }),
         });
+        scratch.cut = buffers;
     }
 
     /// The merges of `piece`, segment by segment between its safe cuts.

@@ -1,6 +1,7 @@
 //! Segmentation algorithms over a vocabulary, independent of the file a model came from.
 
 pub mod byte_bpe;
+pub mod cache_bypass;
 pub mod cache_owner;
 pub mod merges_bpe;
 pub mod pair_cuts;

@@ -34,6 +34,7 @@ use std::sync::OnceLock;
 use simdtok_kernels::{DoubleArray, Kernels};
 
 use crate::models::byte_bpe::PieceToken;
+use crate::models::cache_bypass::CacheBypass;
 use crate::models::segment_cache::SegmentCache;
 use crate::models::self_merges::SelfMerges;
 
@@ -56,6 +57,37 @@ pub struct SafeCuts {
 pub struct CutBuffers {
     segments: Vec<(u32, u32)>,
     cache: SegmentCache,
+    /// Whether [`CutBuffers::cached_segment`] leaves the cache out (segments that do not
+    /// repeat: the clusters of random characters).
+    bypass: CacheBypass,
+}
+
+impl CutBuffers {
+    /// Appends the tokens of `segment` (merged on its own, by `merge`) to `out`, through the
+    /// segment cache (for the model `model_id`): a run of one CJK character, cut into its
+    /// characters, merges one of them. While the cache's hit rate is too low to pay for it
+    /// ([`CacheBypass`]), segments are merged without it.
+    #[inline]
+    pub fn cached_segment(
+        &mut self,
+        model_id: usize,
+        segment: &[u8],
+        out: &mut Vec<PieceToken>,
+        merge: impl FnOnce(&mut Vec<PieceToken>),
+    ) {
+        if self.bypass.skips() {
+            return merge(out);
+        }
+        self.cache.claim(model_id);
+        let hit = self.cache.get(segment, out);
+        self.bypass.record(hit);
+        if hit {
+            return;
+        }
+        let before = out.len();
+        merge(out);
+        self.cache.put(segment, &out[before..]);
+    }
 }
 
 /// A segment longer than this without a cut ends the search for cuts.
@@ -208,7 +240,9 @@ impl SafeCuts {
         self_merges: &SelfMerges,
         merge: impl Fn(&[u8], &mut S, &mut Vec<PieceToken>),
     ) {
-        let CutBuffers { segments, cache } = buffers;
+        let CutBuffers {
+            segments, cache, ..
+        } = buffers;
         cache.claim(model_id);
         self.segments(kernels, piece, segments, token);
         if segments.len() == 1 {

@@ -2,7 +2,6 @@
 
 pub mod added_tokens;
 pub mod bert_load;
-pub mod cache_bypass;
 pub mod hf_bpe;
 pub mod hf_bpe_load;
 pub mod hf_spm_bpe;

@@ -14,9 +14,9 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::models::byte_bpe::PieceToken;
+use crate::models::cache_bypass::CacheBypass;
 use crate::models::cache_owner::{CacheOwner, Stamp};
 use crate::models::wordpiece::WordToken;
-use crate::pipeline::cache_bypass::CacheBypass;
 #[cfg(test)]
 use crate::pipeline::long_cache::{LONG_MAX_TOKENS, LONG_PIECE};
 use crate::pipeline::long_cache::{LongCache, LongTokens};
@@ -301,7 +301,7 @@ mod tests {
 
     #[test]
     fn pieces_that_never_repeat_go_around_the_cache_and_stay_exact() {
-        use crate::pipeline::cache_bypass::{FIRST_SKIP, WINDOW};
+        use crate::models::cache_bypass::{FIRST_SKIP, WINDOW};
         let mut cache = WordCache::default();
         cache.claim(3);
         let piece = |i: u32, long: bool| {
