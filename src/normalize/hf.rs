@@ -318,6 +318,12 @@ fn transform(
 /// nothing leaves nothing.
 fn replace(input: &Aligned, from: &Pattern, to: &str, base: u32, offsets: bool, out: &mut Aligned) {
     let text = input.text.as_str();
+    if let Pattern::Literal(s) = from
+        && s.len() == 1
+        && !offsets
+    {
+        return replace_byte(text, s.as_bytes()[0], to, &mut out.text);
+    }
     let mut last = 0;
     from.for_each_match(text, |at, end| {
         out.text.push_str(&text[last..at]);
@@ -336,6 +342,23 @@ fn replace(input: &Aligned, from: &Pattern, to: &str, base: u32, offsets: bool, 
     if offsets {
         out.spans.extend_from_slice(&input.spans[last..]);
     }
+}
+
+/// [`replace`] of one ASCII byte without offsets: a run of it at a time (the indentation of
+/// code is runs of spaces, each of which was a search of its own).
+fn replace_byte(text: &str, from: u8, to: &str, out: &mut String) {
+    let bytes = text.as_bytes();
+    let mut last = 0;
+    while let Some(p) = memchr::memchr(from, &bytes[last..]) {
+        let start = last + p;
+        let run = bytes[start..].iter().take_while(|&&b| b == from).count();
+        out.push_str(&text[last..start]);
+        for _ in 0..run {
+            out.push_str(to);
+        }
+        last = start + run;
+    }
+    out.push_str(&text[last..]);
 }
 
 #[cfg(test)]
@@ -427,6 +450,14 @@ mod tests {
         )
         .unwrap();
         assert_eq!((text.as_str(), spans), ("ac", vec![(0, 1), (2, 3)]));
+        // One byte, in runs (without offsets a run at a time; `run` compares both ways).
+        let (text, _) = run(
+            vec![Step::Replace(Pattern::Literal(" ".into()), "▁".into())],
+            "  a b   c ",
+            0,
+        )
+        .unwrap();
+        assert_eq!(text, "▁▁a▁b▁▁▁c▁");
         let (text, spans) = run(vec![Step::Prepend("▁".into())], "hé", 10).unwrap();
         assert_eq!(text, "▁hé");
         assert_eq!(
