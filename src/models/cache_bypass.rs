@@ -55,6 +55,12 @@ impl CacheBypass {
         true
     }
 
+    /// Whether pieces go around the cache now.
+    #[cfg(test)]
+    pub fn is_bypassing(&self) -> bool {
+        self.skip > 0
+    }
+
     /// Counts one lookup of the cache and whether it hit.
     #[inline]
     pub fn record(&mut self, hit: bool) {

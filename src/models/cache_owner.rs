@@ -14,6 +14,19 @@ impl Stamp {
     }
 }
 
+/// What [`CacheOwner::claim`] found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Claim {
+    /// The same owner as before.
+    Same,
+    /// Another owner: the entries now read as empty. State that is not stamped (hit counts,
+    /// filters of what was seen) is the caller's to reset.
+    Changed,
+    /// Another owner, and the stamps wrapped around: the caller must also give every entry the
+    /// default stamp.
+    Wrapped,
+}
+
 /// See the module documentation.
 #[derive(Debug)]
 pub struct CacheOwner {
@@ -37,20 +50,19 @@ impl CacheOwner {
         self.stamp
     }
 
-    /// Makes `owner` the cache's owner (a new stamp when it changes). Returns `true` when the
-    /// stamps wrapped around: the caller must then give every entry the default stamp.
+    /// Makes `owner` the cache's owner (a new stamp when it changes).
     #[inline]
-    pub fn claim(&mut self, owner: usize) -> bool {
+    pub fn claim(&mut self, owner: usize) -> Claim {
         if self.owner == owner {
-            return false;
+            return Claim::Same;
         }
         self.owner = owner;
         self.stamp.0 = self.stamp.0.wrapping_add(1);
         if self.stamp.0 == 0 {
             self.stamp.0 = 1;
-            return true;
+            return Claim::Wrapped;
         }
-        false
+        Claim::Changed
     }
 }
 
@@ -61,14 +73,16 @@ mod tests {
     #[test]
     fn a_new_owner_gets_a_new_stamp_and_the_wrap_is_reported() {
         let mut o = CacheOwner::default();
-        assert!(!o.claim(1));
+        assert_eq!(o.claim(1), Claim::Changed);
         let first = o.stamp();
-        assert!(!o.claim(1));
+        assert_eq!(o.claim(1), Claim::Same);
         assert_eq!(o.stamp(), first, "the same owner keeps its stamp");
         let mut wraps = 0;
         for i in 0..70_000 {
-            if o.claim(2 + i % 2) {
-                wraps += 1;
+            match o.claim(2 + i % 2) {
+                Claim::Wrapped => wraps += 1,
+                Claim::Changed => {}
+                Claim::Same => panic!("the owner changed"),
             }
             assert_ne!(
                 o.stamp(),

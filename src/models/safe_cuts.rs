@@ -75,10 +75,13 @@ impl CutBuffers {
         out: &mut Vec<PieceToken>,
         merge: impl FnOnce(&mut Vec<PieceToken>),
     ) {
+        if self.cache.claim(model_id) {
+            // Another model's hit rate says nothing about this one's.
+            self.bypass = CacheBypass::default();
+        }
         if self.bypass.skips() {
             return merge(out);
         }
-        self.cache.claim(model_id);
         let hit = self.cache.get(segment, out);
         self.bypass.record(hit);
         if hit {

@@ -11,7 +11,7 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::models::byte_bpe::PieceToken;
-use crate::models::cache_owner::{CacheOwner, Stamp};
+use crate::models::cache_owner::{CacheOwner, Claim, Stamp};
 
 /// Segments up to this many bytes are cached…
 const MAX_SEGMENT: usize = 8;
@@ -58,11 +58,17 @@ fn key_and_slot(segment: &[u8]) -> (u64, usize) {
 }
 
 impl SegmentCache {
-    /// Makes the cache hold results of `model` (forgetting another model's).
+    /// Makes the cache hold results of `model` (forgetting another model's); `true` when it
+    /// held another's.
     #[inline]
-    pub fn claim(&mut self, model: usize) {
-        if self.owner.claim(model) {
-            self.entries.fill(Entry::default());
+    pub fn claim(&mut self, model: usize) -> bool {
+        match self.owner.claim(model) {
+            Claim::Same => false,
+            Claim::Changed => true,
+            Claim::Wrapped => {
+                self.entries.fill(Entry::default());
+                true
+            }
         }
     }
 
@@ -124,7 +130,8 @@ mod tests {
     fn returns_what_was_stored_for_its_model_only() {
         let mut cache = SegmentCache::default();
         let (m1, m2) = (new_model_id(), new_model_id());
-        cache.claim(m1);
+        assert!(cache.claim(m1), "a new model");
+        assert!(!cache.claim(m1), "the same model");
         let mut out = Vec::new();
         assert!(!cache.get(b"ab", &mut out));
         cache.put(b"ab", &tokens(&[7, 8]));
@@ -141,9 +148,9 @@ mod tests {
         assert!(!cache.get(b"abcdefghi", &mut out));
         assert!(!cache.get(b"abc", &mut out));
         // Another model forgets everything, and so does coming back.
-        cache.claim(m2);
+        assert!(cache.claim(m2));
         assert!(!cache.get(b"ab", &mut out));
-        cache.claim(m1);
+        assert!(cache.claim(m1));
         assert!(!cache.get(b"ab", &mut out));
     }
 }

@@ -71,6 +71,15 @@ impl LongCache {
         self.arena.clear();
     }
 
+    /// Gives the filter of seen pieces its whole budget again, for another tokenizer: the
+    /// previous one's sightings would otherwise have it empty itself during this one's first
+    /// pass, forgetting what it saw (a megabyte of random text on cl100k cost the next Japanese
+    /// text on o200k a whole pass at half speed). Its bits stay (no 128 KiB to clear at every
+    /// switch): they only make a few pieces pass for seen and be stored at their first sight.
+    pub fn restart_seen(&mut self) {
+        self.seen.count = 0;
+    }
+
     /// The bytes the arena holds, and the bytes allocated for it.
     #[cfg(test)]
     pub fn held(&self) -> (usize, usize) {
@@ -408,6 +417,38 @@ mod tests {
             })
             .count();
         assert!(recent > 2000, "{recent} of the last 5000 kept");
+    }
+
+    #[test]
+    fn another_tokenizers_sightings_leave_this_ones_budget_whole() {
+        let mut owner = CacheOwner::default();
+        owner.claim(1);
+        let mut cache = LongCache::default();
+        let piece = |i: u32, who: u8| format!("{who}-piece-{i:08}-of-some-length").into_bytes();
+        // The first tokenizer sees nearly as many pieces as the filter takes before emptying.
+        let mut i = 0;
+        while cache.seen.count < SEEN_BITS / 16 - 10 {
+            cache.put(owner.stamp(), &piece(i, 1), &tokens(&piece(i, 1)));
+            i += 1;
+        }
+        // Another one sees 1000 pieces, then sees them again: each is stored by its second
+        // sighting at the latest (the first one's bits may make it pass for seen at its first),
+        // and found at the third. Without the restart, the filter would empty after ten of them
+        // and forget the rest.
+        owner.claim(2);
+        cache.restart_seen();
+        for round in 0..3 {
+            for i in 0..1000 {
+                let p = piece(i, 2);
+                let got = get(&mut cache, owner.stamp(), &p);
+                assert!(
+                    round > 0 || got.is_none(),
+                    "nothing of this tokenizer's yet"
+                );
+                assert!(round < 2 || got == Some(tokens(&p)), "piece {i} not stored");
+                cache.put(owner.stamp(), &p, &tokens(&p));
+            }
+        }
     }
 
     #[test]

@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::models::byte_bpe::PieceToken;
 use crate::models::cache_bypass::CacheBypass;
-use crate::models::cache_owner::{CacheOwner, Stamp};
+use crate::models::cache_owner::{CacheOwner, Claim, Stamp};
 use crate::models::wordpiece::WordToken;
 #[cfg(test)]
 use crate::pipeline::long_cache::{LONG_MAX_TOKENS, LONG_PIECE};
@@ -171,10 +171,19 @@ impl WordCache {
     /// Empties the cache when it belongs to another tokenizer than `owner`.
     #[inline]
     pub fn claim(&mut self, owner: usize) {
-        if self.owner.claim(owner) {
-            self.entries.fill(Entry::default());
-            self.long.clear();
-            self.bypass = CacheBypass::default();
+        match self.owner.claim(owner) {
+            Claim::Same => {}
+            // Another tokenizer's hit rate and sightings say nothing about this one's.
+            Claim::Changed => {
+                self.long.restart_seen();
+                self.bypass = CacheBypass::default();
+            }
+            Claim::Wrapped => {
+                self.entries.fill(Entry::default());
+                self.long.clear();
+                self.long.restart_seen();
+                self.bypass = CacheBypass::default();
+            }
         }
     }
 
@@ -333,9 +342,13 @@ mod tests {
             );
         }
         assert!(
-            cache.bypass.skips(),
+            cache.bypass.is_bypassing(),
             "still bypassed after {n} distinct pieces"
         );
+        // Another tokenizer starts with the cache asked: this one's hit rate says nothing of it.
+        cache.claim(4);
+        assert!(!cache.bypass.is_bypassing());
+        cache.claim(3);
         // Once the text repeats, the cache is asked again and answers.
         let word = b"again";
         let mut answered = 0;
