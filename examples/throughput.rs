@@ -2,6 +2,7 @@
 //! repeated passes: a quick profiling target (`perf record`), not a comparison (see bench-peers).
 //!
 //! cargo run --release --example throughput -- MODEL CORPUS [PASSES]
+//! (environment: THRASH=MB, BEFORE=MODEL:FILE,…;… — see below)
 
 use std::time::Instant;
 
@@ -14,6 +15,24 @@ fn main() {
     let passes: usize = rest
         .first()
         .map_or(3, |p| p.parse().expect("PASSES is a number"));
+    // BEFORE=MODEL:FILE,FILE;MODEL:FILE: first encodes those files (line by line, four
+    // passes) with those models, as bench-peers does before this model and corpus: the
+    // thread's caches then hold what earlier tokenizers left.
+    if let Ok(before) = std::env::var("BEFORE") {
+        for step in before.split(';') {
+            let (other, files) = step.split_once(':').expect("BEFORE is MODEL:FILE,…;…");
+            let other = simdtok::Tokenizer::from_file(other).expect("model loads");
+            let mut ids = Vec::new();
+            for file in files.split(',') {
+                let text = std::fs::read_to_string(file).expect("file is UTF-8");
+                for _ in 0..4 {
+                    for line in text.lines() {
+                        other.encode_ids_into(line, &mut ids);
+                    }
+                }
+            }
+        }
+    }
     let tok = simdtok::Tokenizer::from_file(model).expect("model loads");
     let text = std::fs::read_to_string(corpus).expect("corpus is UTF-8");
     let lines: Vec<&str> = text.lines().collect();

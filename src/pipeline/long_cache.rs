@@ -71,12 +71,16 @@ impl LongCache {
         self.arena.clear();
     }
 
-    /// Gives the filter of seen pieces its whole budget again, for another tokenizer: the
-    /// previous one's sightings would otherwise have it empty itself during this one's first
-    /// pass, forgetting what it saw (a megabyte of random text on cl100k cost the next Japanese
-    /// text on o200k a whole pass at half speed). Its bits stay (no 128 KiB to clear at every
-    /// switch): they only make a few pieces pass for seen and be stored at their first sight.
-    pub fn restart_seen(&mut self) {
+    /// Starts over for another tokenizer (whose stamp is new): the arena from its beginning,
+    /// and the filter of seen pieces with its whole budget. The previous tokenizer's records
+    /// and sightings would otherwise fill them, and their emptying during this one's first
+    /// passes would drop what this one stored: after all the corpora on cl100k, Japanese on
+    /// o200k ran a pass at half speed (62-66 MB/s in the peer round robin, 107-119 alone).
+    /// Nothing is cleared: the ways of old records carry the old stamp and are never followed
+    /// again, and the filter's old bits only make a few pieces pass for seen (stored at their
+    /// first sight).
+    pub fn restart(&mut self) {
+        self.arena.clear();
         self.seen.count = 0;
     }
 
@@ -420,23 +424,37 @@ mod tests {
     }
 
     #[test]
-    fn another_tokenizers_sightings_leave_this_ones_budget_whole() {
+    fn another_tokenizers_records_and_sightings_leave_this_ones_budget_whole() {
         let mut owner = CacheOwner::default();
         owner.claim(1);
         let mut cache = LongCache::default();
         let piece = |i: u32, who: u8| format!("{who}-piece-{i:08}-of-some-length").into_bytes();
-        // The first tokenizer sees nearly as many pieces as the filter takes before emptying.
-        let mut i = 0;
-        while cache.seen.count < SEEN_BITS / 16 - 10 {
-            cache.put(owner.stamp(), &piece(i, 1), &tokens(&piece(i, 1)));
+        // The first tokenizer's records nearly fill the arena…
+        let full = vec![PieceToken { id: 1, len: 4 }; LONG_MAX_TOKENS];
+        let mut i = 0u32;
+        // (room for about half of the records the second one stores below)
+        while cache.held().0 + 60_000 < LONG_BUDGET {
+            let mut p = vec![b'y'; LONG_PIECE];
+            p[..4].copy_from_slice(&i.to_le_bytes());
+            cache.put(owner.stamp(), &p, &full);
+            cache.put(owner.stamp(), &p, &full);
             i += 1;
         }
+        // … and it sees nearly as many pieces as the filter takes before emptying.
+        while cache.seen.count < SEEN_BITS / 16 - 10 {
+            cache.seen.insert(long_hash(&piece(i, 1)));
+            i += 1;
+        }
+        assert!(
+            cache.held().0 + 60_000 >= LONG_BUDGET,
+            "the arena is nearly full"
+        );
         // Another one sees 1000 pieces, then sees them again: each is stored by its second
         // sighting at the latest (the first one's bits may make it pass for seen at its first),
         // and found at the third. Without the restart, the filter would empty after ten of them
-        // and forget the rest.
+        // and forget the rest, and the arena would empty after half of them.
         owner.claim(2);
-        cache.restart_seen();
+        cache.restart();
         for round in 0..3 {
             for i in 0..1000 {
                 let p = piece(i, 2);

@@ -175,13 +175,13 @@ impl WordCache {
             Claim::Same => {}
             // Another tokenizer's hit rate and sightings say nothing about this one's.
             Claim::Changed => {
-                self.long.restart_seen();
+                self.long.restart();
                 self.bypass = CacheBypass::default();
             }
             Claim::Wrapped => {
                 self.entries.fill(Entry::default());
                 self.long.clear();
-                self.long.restart_seen();
+                self.long.restart();
                 self.bypass = CacheBypass::default();
             }
         }
