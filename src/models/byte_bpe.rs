@@ -491,32 +491,53 @@ mod tests {
         }
     }
 
+    /// The table of up to `n` distinct random substrings (whole characters, and byte ranges
+    /// that start or end inside one) of random texts of `chars` characters: each starts
+    /// somewhere and is 2 more bytes than `longer(bytes left after its start)` long.
+    fn substrings_table(
+        g: &mut TestText,
+        n: usize,
+        chars: usize,
+        longer: impl Fn(&mut TestText, u32) -> u32,
+    ) -> ByteBpe {
+        let mut extra: Vec<Vec<u8>> = Vec::new();
+        for _ in 0..n {
+            let text = g.mixed(chars);
+            let s = g.below(text.len() as u32) as usize;
+            let e = s + 2 + longer(g, (text.len() - s) as u32) as usize;
+            let token = text[s..e.min(text.len())].to_vec();
+            if token.len() >= 2 && !extra.contains(&token) {
+                extra.push(token);
+            }
+        }
+        let extra: Vec<&[u8]> = extra.iter().map(|t| &t[..]).collect();
+        table(&extra)
+    }
+
+    /// Asserts that `cut_merge` gives `piece` the tokens of the merge of the whole piece.
+    fn merges_as_whole(
+        bpe: &ByteBpe,
+        piece: &[u8],
+        scratch: &mut BpeScratch,
+        cut_merge: fn(&ByteBpe, &[u8], &mut BpeScratch, &mut Vec<PieceToken>),
+    ) {
+        let (mut cut, mut whole) = (Vec::new(), Vec::new());
+        cut_merge(bpe, piece, scratch, &mut cut);
+        bpe.merge(piece, scratch, &mut whole);
+        assert_eq!(cut, whole, "{:?}", String::from_utf8_lossy(piece));
+    }
+
     #[test]
     fn cut_pieces_merge_as_whole_ones() {
-        // Vocabularies of random substrings (whole characters, and byte ranges that start or
-        // end inside one) of random texts: tokens spanning characters block cuts, the rest not.
+        // Tokens spanning characters block cuts, the rest not.
         let mut g = TestText::new(0x2545_F491);
         for _ in 0..30 {
-            let mut extra: Vec<Vec<u8>> = Vec::new();
-            for _ in 0..60 {
-                let text = g.mixed(4);
-                let s = g.below(text.len() as u32) as usize;
-                let e = s + 2 + g.below((text.len() - s) as u32) as usize;
-                let token = text[s..e.min(text.len())].to_vec();
-                if token.len() >= 2 && !extra.contains(&token) {
-                    extra.push(token);
-                }
-            }
-            let extra: Vec<&[u8]> = extra.iter().map(|t| &t[..]).collect();
-            let bpe = table(&extra);
+            let bpe = substrings_table(&mut g, 60, 4, |g, left| g.below(left));
             let mut scratch = BpeScratch::default();
             for _ in 0..200 {
                 let chars = 6 + g.below(40) as usize;
                 let piece = g.mixed(chars);
-                let (mut cut, mut whole) = (Vec::new(), Vec::new());
-                bpe.merge_cut(&piece, &mut scratch, &mut cut);
-                bpe.merge(&piece, &mut scratch, &mut whole);
-                assert_eq!(cut, whole, "{:?}", String::from_utf8_lossy(&piece));
+                merges_as_whole(&bpe, &piece, &mut scratch, ByteBpe::merge_cut);
             }
         }
     }
@@ -527,27 +548,13 @@ mod tests {
         // the same alphabet: clusters of every length, ranks out of position order.
         let mut g = TestText::new(0x6A09_E667);
         for _ in 0..30 {
-            let mut extra: Vec<Vec<u8>> = Vec::new();
-            for _ in 0..40 {
-                let text = g.mixed(3);
-                let s = g.below(text.len() as u32) as usize;
-                let e = (s + 2 + g.below(6) as usize).min(text.len());
-                let token = text[s..e].to_vec();
-                if token.len() >= 2 && !extra.contains(&token) {
-                    extra.push(token);
-                }
-            }
-            let extra: Vec<&[u8]> = extra.iter().map(|t| &t[..]).collect();
-            let bpe = table(&extra);
+            let bpe = substrings_table(&mut g, 40, 3, |g, _| g.below(6));
             let mut scratch = BpeScratch::default();
             let mut clustered = 0;
             for _ in 0..300 {
                 let chars = 1 + g.below(60) as usize;
                 let piece = g.mixed(chars);
-                let (mut cut, mut whole) = (Vec::new(), Vec::new());
-                bpe.merge_clusters(&piece, &mut scratch, &mut cut);
-                bpe.merge(&piece, &mut scratch, &mut whole);
-                assert_eq!(cut, whole, "{:?}", String::from_utf8_lossy(&piece));
+                merges_as_whole(&bpe, &piece, &mut scratch, ByteBpe::merge_clusters);
                 let mut n = 0;
                 bpe.pair_cuts.clusters(&piece, |_, _| n += 1);
                 clustered += (n > 1) as usize;
