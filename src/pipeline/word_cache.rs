@@ -171,19 +171,15 @@ impl WordCache {
     /// Empties the cache when it belongs to another tokenizer than `owner`.
     #[inline]
     pub fn claim(&mut self, owner: usize) {
-        match self.owner.claim(owner) {
-            Claim::Same => {}
-            // Another tokenizer's hit rate and sightings say nothing about this one's.
-            Claim::Changed => {
-                self.long.restart();
-                self.bypass = CacheBypass::default();
-            }
-            Claim::Wrapped => {
-                self.entries.fill(Entry::default());
-                self.long.clear();
-                self.long.restart();
-                self.bypass = CacheBypass::default();
-            }
+        let claim = self.owner.claim(owner);
+        if claim == Claim::Wrapped {
+            self.entries.fill(Entry::default());
+            self.long.clear();
+        }
+        if claim != Claim::Same {
+            // Another tokenizer's records, sightings and hit rate say nothing about this one's.
+            self.long.restart();
+            self.bypass = CacheBypass::default();
         }
     }
 
