@@ -15,14 +15,20 @@ pub fn is_nfc_already(text: &str) -> bool {
     if text.is_ascii() {
         return true;
     }
+    let (bytes, prefixes) = (text.as_bytes(), plain_prefixes());
     let mut last_cc = 0u8;
     let mut maybe = false;
-    for ch in text.chars() {
-        if is_plain_starter(ch) {
+    let mut i = 0;
+    while i < bytes.len() {
+        let (plain, len) = plain_at(prefixes, bytes, i);
+        let at = i;
+        i += len;
+        if plain {
             last_cc = 0;
             continue;
         }
         // The quick check's step for any other character.
+        let ch = text[at..].chars().next().expect("a character starts here");
         let cc = canonical_combining_class(ch);
         if last_cc > cc && cc != 0 {
             return false;
@@ -130,17 +136,11 @@ fn plain_prefixes() -> &'static [u64; 64] {
     })
 }
 
-/// Whether `c` is a starter (combining class 0) whose NFC quick check is Yes: the quick check
-/// steps over it with nothing to remember, and NFC neither reorders nor composes across it.
-/// Read from a bitmap per plane, each built the first time a character of its plane asks.
-/// Planes 4 to 13 (unassigned) and 15 and 16 (private use) hold only such characters (a test
-/// checks it against the crate's tables), so they need no bitmap.
-#[inline]
-fn is_plain_starter(c: char) -> bool {
-    is_plain_code_point(c as usize)
-}
-
-/// [`is_plain_starter`] of a code point.
+/// Whether code point `u` is a starter (combining class 0) whose NFC quick check is Yes: the
+/// quick check steps over it with nothing to remember, and NFC neither reorders nor composes
+/// across it. Read from a bitmap per plane, each built the first time a character of its plane
+/// asks. Planes 4 to 13 (unassigned) and 15 and 16 (private use) hold only such characters (a
+/// test checks it against the crate's tables), so they need no bitmap.
 #[inline]
 fn is_plain_code_point(u: usize) -> bool {
     if u < 0x80 {
@@ -172,7 +172,7 @@ fn plain_starters(plane: u32) -> Box<[u64; 1024]> {
     bits
 }
 
-/// [`is_plain_starter`] from the crate's tables.
+/// [`is_plain_code_point`] from the crate's tables.
 fn plain_by_tables(ch: char) -> bool {
     canonical_combining_class(ch) == 0 && is_nfc_quick(std::iter::once(ch)) == IsNormalized::Yes
 }
@@ -301,7 +301,11 @@ mod tests {
             '\u{2F800}',
             '\u{E0100}',
         ] {
-            assert_eq!(is_plain_starter(ch), plain_by_tables(ch), "{ch:?}");
+            assert_eq!(
+                is_plain_code_point(ch as usize),
+                plain_by_tables(ch),
+                "{ch:?}"
+            );
         }
     }
 
