@@ -202,11 +202,36 @@ impl ByteBpe {
                 }
                 id => out.push(PieceToken { id, len: 2 }),
             },
+            3 => self.merge_three([piece[s], piece[s + 1], piece[s + 2]], out),
             _ => buffers.cached_segment(self.model_id, &piece[s..e], out, |out| {
                 self.merge(&piece[s..e], scratch, out)
             }),
         });
         scratch.cut = buffers;
+    }
+
+    /// [`ByteBpe::merge`] of three bytes without its buffers (random text's clusters are
+    /// mostly of one or three bytes): the pair of lower rank merges first (the left one of
+    /// equal ranks), then the whole, if it is a token.
+    #[inline]
+    fn merge_three(&self, [a, b, c]: [u8; 3], out: &mut Vec<PieceToken>) {
+        let byte = |x: u8| PieceToken {
+            id: self.byte_ranks[x as usize],
+            len: 1,
+        };
+        let left = self.pair_ranks[(a as usize) << 8 | b as usize];
+        let right = self.pair_ranks[(b as usize) << 8 | c as usize];
+        if left == NONE && right == NONE {
+            return out.extend([byte(a), byte(b), byte(c)]);
+        }
+        if let Some(id) = self.rank(&[a, b, c]) {
+            return out.push(PieceToken { id, len: 3 });
+        }
+        if left <= right {
+            out.extend([PieceToken { id: left, len: 2 }, byte(c)]);
+        } else {
+            out.extend([byte(a), PieceToken { id: right, len: 2 }]);
+        }
     }
 
     /// The merges of a piece that is not a token, segment by segment between its safe cuts.

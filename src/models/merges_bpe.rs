@@ -407,11 +407,46 @@ impl MergesBpe {
                 (NONE, _) => out.extend([byte(piece[s]), byte(piece[s + 1])]),
                 (_, id) => out.push(PieceToken { id, len: 2 }),
             },
+            3 => self.merge_three([piece[s], piece[s + 1], piece[s + 2]], out),
             _ => buffers.cached_segment(self.model_id, &piece[s..e], out, |out| {
                 self.merge_bytes(&piece[s..e], scratch, out)
             }),
         });
         scratch.cut = buffers;
+    }
+
+    /// [`MergesBpe::merge_bytes`] of three bytes without its buffers (random text's clusters
+    /// are mostly of one or three bytes): the pair of lower rank merges first (the left one of
+    /// equal ranks), then what it made with the third byte, if that is listed.
+    #[inline]
+    fn merge_three(&self, [a, b, c]: [u8; 3], out: &mut Vec<PieceToken>) {
+        let byte = |x: u8| PieceToken {
+            id: self.byte_ids[x as usize],
+            len: 1,
+        };
+        let (left, made_left) = self.byte_pairs[(a as usize) << 8 | b as usize];
+        let (right, made_right) = self.byte_pairs[(b as usize) << 8 | c as usize];
+        if left == NONE && right == NONE {
+            return out.extend([byte(a), byte(b), byte(c)]);
+        }
+        let (pair, whole) = if left <= right {
+            let pair = PieceToken {
+                id: made_left,
+                len: 2,
+            };
+            (pair, self.merge_of(made_left, byte(c).id))
+        } else {
+            let pair = PieceToken {
+                id: made_right,
+                len: 2,
+            };
+            (pair, self.merge_of(byte(a).id, made_right))
+        };
+        match whole {
+            (NONE, _) if left <= right => out.extend([pair, byte(c)]),
+            (NONE, _) => out.extend([byte(a), pair]),
+            (_, id) => out.push(PieceToken { id, len: 3 }),
+        }
     }
 
     /// The merges of `piece`, segment by segment between its safe cuts.
