@@ -56,6 +56,12 @@ impl std::hash::Hasher for PairHasher {
 pub struct MergesBpe {
     /// (left id, right id) → (rank, merged id).
     merges: HashMap<u64, (u32, u32), PairHash>,
+    /// One bit per id that is the left part of some merge…
+    lefts: Box<[u64]>,
+    /// … and the right part of some merge: a pair of ids without both bits is not looked up
+    /// (SentencePiece-style models' byte-fallback tokens never merge: in random text nearly
+    /// every symbol is one).
+    rights: Box<[u64]>,
     /// The id of each byte's symbol.
     byte_ids: [u32; 256],
     /// The listed merge of each pair of single-byte symbols, `(rank, merged id)` by
@@ -230,6 +236,8 @@ impl MergesBpe {
             }
         }
         let mut map = HashMap::with_capacity_and_hasher(merges.len(), PairHash);
+        let mut lefts = vec![0u64; size.div_ceil(64)].into_boxed_slice();
+        let mut rights = lefts.clone();
         let mut byte_pairs = vec![(NONE, NONE); 1 << 16].into_boxed_slice();
         for (rank, (a, b)) in merges.into_iter().enumerate() {
             let id = |t: &[u8]| {
@@ -253,6 +261,8 @@ impl MergesBpe {
             let new = id(&joined)?;
             // A pair listed twice keeps its first (lowest) rank.
             let merge = *map.entry(key(ia, ib)).or_insert((rank as u32, new));
+            lefts[ia as usize / 64] |= 1 << (ia % 64);
+            rights[ib as usize / 64] |= 1 << (ib % 64);
             if let Some((x, y)) = bytes
                 && byte_pairs[(x as usize) << 8 | y as usize].0 == NONE
             {
@@ -276,6 +286,8 @@ impl MergesBpe {
         });
         Ok(MergesBpe {
             merges: map,
+            lefts,
+            rights,
             affixed,
             byte_ids,
             by_bytes: TokenTable::new(by_bytes.iter().map(|(b, &id)| (&b[..], id))),
@@ -506,10 +518,20 @@ impl MergesBpe {
     /// The listed merge of `left` then `right`: `(rank, merged id)`, or `(NONE, NONE)`.
     #[inline]
     fn merge_of(&self, left: u32, right: u32) -> (u32, u32) {
-        self.merges
-            .get(&key(left, right))
-            .copied()
-            .unwrap_or((NONE, NONE))
+        self.listed(left, right).unwrap_or((NONE, NONE))
+    }
+
+    /// The listed merge of `left` then `right`, if any: `(rank, merged id)`.
+    #[inline]
+    fn listed(&self, left: u32, right: u32) -> Option<(u32, u32)> {
+        let has = |bits: &[u64], id: u32| {
+            bits.get(id as usize / 64)
+                .is_some_and(|w| w & (1 << (id % 64)) != 0)
+        };
+        if !has(&self.lefts, left) || !has(&self.rights, right) {
+            return None;
+        }
+        self.merges.get(&key(left, right)).copied()
     }
 
     /// Merges the starting symbols in `scratch.ids` (each `scratch.lens` bytes long) and appends
@@ -608,7 +630,7 @@ impl MergesBpe {
         next.extend(1..=n as u32);
         prev.extend((0..n as u32).map(|i| i.wrapping_sub(1)));
         for i in 0..n.saturating_sub(1) {
-            if let Some(&(rank, new)) = self.merges.get(&key(ids[i], ids[i + 1])) {
+            if let Some((rank, new)) = self.listed(ids[i], ids[i + 1]) {
                 heap.push(rank, i as u32, new);
             }
         }
@@ -622,8 +644,8 @@ impl MergesBpe {
                 continue;
             }
             // Expired: the pair at `pos` is not the one this entry was made for.
-            match self.merges.get(&key(ids[p], ids[right])) {
-                Some(&(_, id)) if id == new => {}
+            match self.listed(ids[p], ids[right]) {
+                Some((_, id)) if id == new => {}
                 _ => continue,
             }
             ids[p] = new;
@@ -636,12 +658,12 @@ impl MergesBpe {
             }
             let before = prev[p];
             if before != u32::MAX
-                && let Some(&(rank, id)) = self.merges.get(&key(ids[before as usize], new))
+                && let Some((rank, id)) = self.listed(ids[before as usize], new)
             {
                 heap.push(rank, before, id);
             }
             if (after as usize) < n
-                && let Some(&(rank, id)) = self.merges.get(&key(new, ids[after as usize]))
+                && let Some((rank, id)) = self.listed(new, ids[after as usize])
             {
                 heap.push(rank, pos, id);
             }
