@@ -364,9 +364,8 @@ impl HfBpe {
             input: text,
         };
         for &(s, e) in pieces.iter() {
-            let piece = &bytes[s..e];
-            cached_piece(cache, piece, cached, &mut mapper, s, |out| {
-                self.parts.bpe.encode_piece(piece, merge, out)
+            cached_piece(cache, bytes, (s, e), cached, &mut mapper, |out| {
+                self.parts.bpe.encode_piece(&bytes[s..e], merge, out)
             });
         }
     }

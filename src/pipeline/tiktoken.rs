@@ -169,14 +169,13 @@ impl Tiktoken {
         let bytes = text.as_bytes();
         self.splitter.split(&text[start..end], |s, e| {
             let (s, e) = (start + s, start + e);
-            let piece = &bytes[s..e];
             cached_piece(
                 &mut scratch.cache,
-                piece,
+                bytes,
+                (s, e),
                 &mut scratch.cached,
                 sink,
-                s,
-                |out| self.bpe.encode_piece(piece, &mut scratch.bpe, out),
+                |out| self.bpe.encode_piece(&bytes[s..e], &mut scratch.bpe, out),
             );
         });
     }

@@ -87,30 +87,21 @@ impl Key {
         Key::from_words(lo, hi, word.len())
     }
 
-    /// The key of the ASCII word `text[at..at + len]` (`len` at most [`MAX_WORD`]), lowercased
-    /// when `lowercase`. Reads the 16 bytes from `at` in two loads when the text has them, which
-    /// avoids a byte copy (and the store-forwarding stall of reading it back).
+    /// The key of the word `text[at..at + len]` (`len` at most [`MAX_WORD`]). Reads the 16
+    /// bytes from `at` in two loads when the text has them and masks off what is past the
+    /// word: no branch on the word's length (which varies from word to word, and mispredicted),
+    /// no byte copy (and no store-forwarding stall reading it back).
+    #[inline]
+    pub fn in_text(text: &[u8], at: usize, len: usize) -> Key {
+        let (lo, hi) = text_words(text, at, len);
+        Key::from_words(lo, hi, len)
+    }
+
+    /// [`Key::in_text`] of an ASCII word, lowercased when `lowercase`.
     #[inline]
     pub fn ascii(text: &[u8], at: usize, len: usize, lowercase: bool) -> Key {
         debug_assert!(len <= MAX_WORD && text[at..at + len].is_ascii());
-        let (lo, hi) = match text.get(at..at + MAX_WORD) {
-            Some(w) => (
-                u64::from_le_bytes(w[..8].try_into().expect("8 bytes")),
-                u64::from_le_bytes(w[8..].try_into().expect("8 bytes")),
-            ),
-            None => {
-                let k = Key::new(&text[at..at + len]);
-                (k.words[0], k.words[1])
-            }
-        };
-        let keep = |n: usize| {
-            if n >= 8 {
-                u64::MAX
-            } else {
-                (1u64 << (8 * n)) - 1
-            }
-        };
-        let (mut lo, mut hi) = (lo & keep(len), hi & keep(len.saturating_sub(8)));
+        let (mut lo, mut hi) = text_words(text, at, len);
         if lowercase {
             lo = ascii_lowercase(lo);
             hi = ascii_lowercase(hi);
@@ -137,6 +128,26 @@ impl Key {
         buf[8..].copy_from_slice(&self.words[1].to_le_bytes());
         (buf, self.len as usize)
     }
+}
+
+/// The bytes of `text[at..at + len]` (`len` at most [`MAX_WORD`]) as two little-endian words,
+/// zero-padded: see [`Key::in_text`].
+#[inline]
+fn text_words(text: &[u8], at: usize, len: usize) -> (u64, u64) {
+    debug_assert!(len <= MAX_WORD);
+    let Some(w) = text.get(at..at + MAX_WORD) else {
+        return crate::models::token_table::words(&text[at..at + len]);
+    };
+    let lo = u64::from_le_bytes(w[..8].try_into().expect("8 bytes"));
+    let hi = u64::from_le_bytes(w[8..].try_into().expect("8 bytes"));
+    let keep = |n: usize| {
+        if n >= 8 {
+            u64::MAX
+        } else {
+            (1u64 << (8 * n)) - 1
+        }
+    };
+    (lo & keep(len), hi & keep(len.saturating_sub(8)))
 }
 
 /// `to_ascii_lowercase` of eight ASCII bytes at once: `A-Z` get bit 5.
@@ -240,12 +251,16 @@ mod tests {
     fn through(cache: &mut WordCache, piece: &[u8], at: usize) -> (Encoding, bool) {
         let mut out = Encoding::default();
         let mut ran = false;
+        // The piece inside a text, with bytes after it that its key must leave out.
+        let mut text = vec![0xAB; at];
+        text.extend_from_slice(piece);
+        text.extend_from_slice(&[0xCD; 20][..at % 21]);
         cached_piece(
             cache,
-            piece,
+            &text,
+            (at, at + piece.len()),
             &mut CachedPiece::default(),
             &mut out,
-            at,
             |v| {
                 ran = true;
                 for (i, c) in piece.chunks(3).enumerate() {
@@ -401,6 +416,24 @@ mod tests {
             }
         }
     }
+
+    #[test]
+    fn text_keys_match_copied_keys() {
+        // Any bytes, every start and length, up to the text's end (where the two loads would
+        // read past it).
+        let text: Vec<u8> = (0..40u32).map(|i| (i * 97 + 200) as u8).collect();
+        for at in 0..text.len() {
+            for len in 0..=MAX_WORD.min(text.len() - at) {
+                let k = Key::in_text(&text, at, len);
+                let w = Key::new(&text[at..at + len]);
+                assert_eq!(
+                    (k.words, k.len, k.slot),
+                    (w.words, w.len, w.slot),
+                    "{at} {len}"
+                );
+            }
+        }
+    }
 }
 
 /// Buffers for [`cached_piece`].
@@ -410,26 +443,27 @@ pub struct CachedPiece {
     spans: Vec<WordToken>,
 }
 
-/// The tokens of a pre-tokenizer piece at `at` in the input, from `cache` when it is there,
+/// The tokens of the pre-tokenizer piece `text[at..end]`, from `cache` when it is there,
 /// else from `encode` (which appends them to the vector it is given) and then cached — only
 /// for pieces whose tokens depend on nothing but their bytes. While the cache's hit rate is
 /// too low to pay for it ([`CacheBypass`]), pieces are encoded without it.
 #[inline]
 pub(crate) fn cached_piece<S: Sink>(
     cache: &mut WordCache,
-    piece: &[u8],
+    text: &[u8],
+    (at, end): (usize, usize),
     buffers: &mut CachedPiece,
     sink: &mut S,
-    at: usize,
     encode: impl FnOnce(&mut Vec<PieceToken>),
 ) {
+    let piece = &text[at..end];
     if cache.bypass.skips() {
         return uncached_piece(buffers, sink, at, encode);
     }
     if piece.len() > MAX_WORD {
         return cached_long_piece(cache, piece, buffers, sink, at, encode);
     }
-    let key = Key::new(piece);
+    let key = Key::in_text(text, at, piece.len());
     if cache.get(&key, |id, s, e| {
         sink.push(id, at + s as usize, at + e as usize)
     }) {
