@@ -13,7 +13,8 @@ use simdtok_kernels::Kernels;
 use crate::load::tokenizer_json::{TokenizerJson, sequence_items};
 use crate::models::byte_bpe::PieceToken;
 use crate::models::merges_bpe::{MergeScratch, MergesBpe};
-use crate::models::safe_cuts::SafeCuts;
+use crate::models::safe_cuts::{CutBuffers, SafeCuts};
+use crate::models::segment_cache;
 use crate::models::wordpiece::WordToken;
 use crate::normalize::hf::{self, Normalizer, Pattern, Step};
 use crate::options::LoadOptions;
@@ -78,6 +79,8 @@ pub struct HfSpmBpe {
     /// A whole text that is an entry is that entry (the model's `ignore_merges`).
     ignore_merges: bool,
     cache_owner: usize,
+    /// This tokenizer's segments in a thread's segment cache ([`CutBuffers::cached_segment`]).
+    segment_model: usize,
     kernels: &'static Kernels,
 }
 
@@ -90,6 +93,7 @@ struct Scratch {
     normalized: NormalizeBuffers,
     cache: WordCache,
     segments: Vec<(u32, u32)>,
+    cut: CutBuffers,
 }
 
 /// The normalized text with each of its bytes' input span, and the normalizer's buffers.
@@ -358,6 +362,7 @@ impl HfSpmBpe {
             ascii_pairs,
             ignore_merges: flag("ignore_merges"),
             cache_owner: word_cache::new_owner(),
+            segment_model: segment_cache::new_model_id(),
             kernels,
         })
     }
@@ -531,6 +536,7 @@ impl HfSpmBpe {
             word_tokens,
             cache,
             segments,
+            cut,
             ..
         } = scratch;
         tokens.clear();
@@ -543,8 +549,13 @@ impl HfSpmBpe {
                 cuts.segments(self.kernels, word, segments, |id| {
                     self.id_to_token(id).unwrap_or_default().as_bytes()
                 });
+                // Segments repeat (a CJK text's characters; a run of one, cut into its
+                // characters, merges one of them): short ones through the segment cache.
                 for &(s, e) in segments.iter() {
-                    self.merge_chars(&word[s as usize..e as usize], merge, tokens);
+                    let segment = &word[s as usize..e as usize];
+                    cut.cached_segment(self.segment_model, segment, tokens, |tokens| {
+                        self.merge_chars(segment, merge, tokens)
+                    });
                 }
             }
             _ => self.merge_chars(word, merge, tokens),
