@@ -72,6 +72,8 @@ pub struct BpeScratch {
     rank: Vec<u32>,
     queue: RankQueue,
     cut: CutBuffers,
+    /// Where a piece's clusters end ([`PairCuts::sparse_ends`]).
+    ends: Vec<u32>,
     /// The rank of each run length of the repeated byte, for [`ByteBpe::merge_long`].
     run_ranks: Vec<u32>,
     runs: Vec<Run>,
@@ -167,8 +169,8 @@ impl ByteBpe {
             });
         } else if piece.len() <= CUT_ABOVE {
             self.merge(piece, scratch, out);
-        } else if self.pair_cuts.sparse(piece) {
-            self.merge_clusters(piece, scratch, out);
+        } else if self.merge_sparse(piece, scratch, out) {
+            // Merged cluster by cluster.
         } else if !SafeCuts::has_candidate(piece)
             || (piece.len() <= SHORT_PIECE
                 && SafeCuts::few_pairs_merge(piece, |a, b| {
@@ -184,9 +186,51 @@ impl ByteBpe {
     /// The merges of a piece cut between the bytes no token holds side by side
     /// ([`PairCuts`]): each cluster alone, one- and two-byte ones from the flat tables, longer
     /// ones through the segment cache.
-    fn merge_clusters(&self, piece: &[u8], scratch: &mut BpeScratch, out: &mut Vec<PieceToken>) {
+    fn merge_clusters(
+        &self,
+        piece: &[u8],
+        ends: &[u32],
+        scratch: &mut BpeScratch,
+        out: &mut Vec<PieceToken>,
+    ) {
         let mut buffers = std::mem::take(&mut scratch.cut);
-        self.pair_cuts.clusters(piece, |s, e| match e - s {
+        let mut s = 0;
+        for &e in ends {
+            let e = e as usize;
+            self.merge_cluster(piece, (s, e), &mut buffers, scratch, out);
+            s = e;
+        }
+        scratch.cut = buffers;
+    }
+
+    /// Merges `piece` cluster by cluster when its pairs are sparse ([`PairCuts::sparse_ends`]);
+    /// `false` (and nothing merged) when they are not.
+    fn merge_sparse(
+        &self,
+        piece: &[u8],
+        scratch: &mut BpeScratch,
+        out: &mut Vec<PieceToken>,
+    ) -> bool {
+        let mut ends = std::mem::take(&mut scratch.ends);
+        let sparse = self.pair_cuts.sparse_ends(piece, &mut ends);
+        if sparse {
+            self.merge_clusters(piece, &ends, scratch, out);
+        }
+        scratch.ends = ends;
+        sparse
+    }
+
+    /// The tokens of the cluster `piece[s..e]`.
+    #[inline(always)]
+    fn merge_cluster(
+        &self,
+        piece: &[u8],
+        (s, e): (usize, usize),
+        buffers: &mut CutBuffers,
+        scratch: &mut BpeScratch,
+        out: &mut Vec<PieceToken>,
+    ) {
+        match e - s {
             1 => out.push(PieceToken {
                 id: self.byte_ranks[piece[s] as usize],
                 len: 1,
@@ -206,8 +250,7 @@ impl ByteBpe {
             _ => buffers.cached_segment(self.model_id, &piece[s..e], out, |out| {
                 self.merge(&piece[s..e], scratch, out)
             }),
-        });
-        scratch.cut = buffers;
+        }
     }
 
     /// [`ByteBpe::merge`] of three bytes without its buffers (random text's clusters are
@@ -579,10 +622,13 @@ mod tests {
             for _ in 0..300 {
                 let chars = 1 + g.below(60) as usize;
                 let piece = g.mixed(chars);
-                merges_as_whole(&bpe, &piece, &mut scratch, ByteBpe::merge_clusters);
-                let mut n = 0;
-                bpe.pair_cuts.clusters(&piece, |_, _| n += 1);
-                clustered += (n > 1) as usize;
+                let mut ends = Vec::new();
+                bpe.pair_cuts.cluster_ends(&piece, &mut ends);
+                let (mut cut, mut whole) = (Vec::new(), Vec::new());
+                bpe.merge_clusters(&piece, &ends, &mut scratch, &mut cut);
+                bpe.merge(&piece, &mut scratch, &mut whole);
+                assert_eq!(cut, whole, "{:?}", String::from_utf8_lossy(&piece));
+                clustered += (ends.len() > 1) as usize;
             }
             assert!(clustered > 100, "{clustered}");
         }

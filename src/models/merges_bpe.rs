@@ -123,6 +123,8 @@ pub struct MergeScratch {
     heap: Candidates,
     parts: Vec<Part>,
     cut: CutBuffers,
+    /// Where a piece's clusters end ([`PairCuts::sparse_ends`]).
+    ends: Vec<u32>,
     runs: Vec<Run>,
 }
 
@@ -354,8 +356,8 @@ impl MergesBpe {
             });
             return;
         }
-        if piece.len() > CUT_ABOVE && self.pair_cuts.sparse(piece) {
-            self.merge_clusters(piece, scratch, out);
+        if piece.len() > CUT_ABOVE && self.merge_sparse(piece, scratch, out) {
+            // Merged cluster by cluster.
         } else if piece.len() <= CUT_ABOVE
             || !SafeCuts::has_candidate(piece)
             || (piece.len() <= SHORT
@@ -407,13 +409,55 @@ impl MergesBpe {
     /// The merges of `piece` cut between the bytes no token holds side by side ([`PairCuts`]):
     /// each cluster alone, one- and two-byte ones from the flat tables. (Every part is a token
     /// whose bytes are its symbols' bytes: a merge makes the token of the joined bytes.)
-    fn merge_clusters(&self, piece: &[u8], scratch: &mut MergeScratch, out: &mut Vec<PieceToken>) {
+    fn merge_clusters(
+        &self,
+        piece: &[u8],
+        ends: &[u32],
+        scratch: &mut MergeScratch,
+        out: &mut Vec<PieceToken>,
+    ) {
         let mut buffers = std::mem::take(&mut scratch.cut);
+        let mut s = 0;
+        for &e in ends {
+            let e = e as usize;
+            self.merge_cluster(piece, (s, e), &mut buffers, scratch, out);
+            s = e;
+        }
+        scratch.cut = buffers;
+    }
+
+    /// Merges `piece` cluster by cluster when its pairs are sparse ([`PairCuts::sparse_ends`]);
+    /// `false` (and nothing merged) when they are not.
+    fn merge_sparse(
+        &self,
+        piece: &[u8],
+        scratch: &mut MergeScratch,
+        out: &mut Vec<PieceToken>,
+    ) -> bool {
+        let mut ends = std::mem::take(&mut scratch.ends);
+        let sparse = self.pair_cuts.sparse_ends(piece, &mut ends);
+        if sparse {
+            self.merge_clusters(piece, &ends, scratch, out);
+        }
+        scratch.ends = ends;
+        sparse
+    }
+
+    /// The tokens of the cluster `piece[s..e]`.
+    #[inline(always)]
+    fn merge_cluster(
+        &self,
+        piece: &[u8],
+        (s, e): (usize, usize),
+        buffers: &mut CutBuffers,
+        scratch: &mut MergeScratch,
+        out: &mut Vec<PieceToken>,
+    ) {
         let byte = |b: u8| PieceToken {
             id: self.byte_ids[b as usize],
             len: 1,
         };
-        self.pair_cuts.clusters(piece, |s, e| match e - s {
+        match e - s {
             1 => out.push(byte(piece[s])),
             2 => match self.byte_pairs[(piece[s] as usize) << 8 | piece[s + 1] as usize] {
                 (NONE, _) => out.extend([byte(piece[s]), byte(piece[s + 1])]),
@@ -423,8 +467,7 @@ impl MergesBpe {
             _ => buffers.cached_segment(self.model_id, &piece[s..e], out, |out| {
                 self.merge_bytes(&piece[s..e], scratch, out)
             }),
-        });
-        scratch.cut = buffers;
+        }
     }
 
     /// [`MergesBpe::merge_bytes`] of three bytes without its buffers (random text's clusters
@@ -869,11 +912,11 @@ mod tests {
                 assert_eq!(cut, whole, "{:?}", String::from_utf8_lossy(&piece));
                 // And cut between the byte pairs no token holds.
                 cut.clear();
-                bpe.merge_clusters(&piece, &mut scratch, &mut cut);
+                let mut ends = Vec::new();
+                bpe.pair_cuts.cluster_ends(&piece, &mut ends);
+                bpe.merge_clusters(&piece, &ends, &mut scratch, &mut cut);
                 assert_eq!(cut, whole, "{:?}", String::from_utf8_lossy(&piece));
-                let mut n = 0;
-                bpe.pair_cuts.clusters(&piece, |_, _| n += 1);
-                clustered += (n > 1) as usize;
+                clustered += (ends.len() > 1) as usize;
             }
         }
         assert!(clustered > 1000, "{clustered}");

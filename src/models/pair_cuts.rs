@@ -53,35 +53,45 @@ impl PairCuts {
     /// Whether at most three in four of `piece`'s byte pairs are joined: then cutting it at the
     /// others leaves clusters of a few bytes, cheaper than any search (a piece of prose or CJK
     /// joins nearly all; Qwen's vocabulary joins half the pairs of random characters, and half
-    /// was too strict for it: 64 -> 72 MB/s).
+    /// was too strict for it: 64 -> 72 MB/s). If so, `ends` holds where each cluster ends (see
+    /// [`PairCuts::cluster_ends`]); if not, something unspecified.
     #[inline]
-    pub fn sparse(&self, piece: &[u8]) -> bool {
-        let allowed = piece.len().saturating_sub(1) * 3 / 4;
-        let mut joined = 0;
-        for w in piece.windows(2) {
-            joined += self.joined(w[0], w[1]) as usize;
-            if joined > allowed {
+    pub fn sparse_ends(&self, piece: &[u8], ends: &mut Vec<u32>) -> bool {
+        self.ends::<true>(piece, ends)
+    }
+
+    /// The end of each maximal byte range of `piece` whose neighbouring bytes are all joined,
+    /// in order, into `ends`: the piece's tokens are those of its clusters, each merged alone.
+    pub fn cluster_ends(&self, piece: &[u8], ends: &mut Vec<u32>) {
+        self.ends::<false>(piece, ends);
+    }
+
+    /// The cluster ends, in one pass without a branch on each pair (random text joins about
+    /// half of them, which the branch predictor cannot guess); with `SPARSE`, giving up
+    /// (`false`) once more than three pairs in four are joined.
+    #[inline(always)]
+    fn ends<const SPARSE: bool>(&self, piece: &[u8], ends: &mut Vec<u32>) -> bool {
+        let n = piece.len();
+        ends.clear();
+        ends.resize(n, 0);
+        let allowed = n.saturating_sub(1) * 3 / 4;
+        let (mut k, mut joined) = (0, 0);
+        for i in 1..n {
+            let j = self.joined(piece[i - 1], piece[i]);
+            // Written every time, kept (k moves on) only at a cut.
+            ends[k] = i as u32;
+            k += !j as usize;
+            joined += j as usize;
+            if SPARSE && joined > allowed {
                 return false;
             }
         }
+        if n > 0 {
+            ends[k] = n as u32;
+            k += 1;
+        }
+        ends.truncate(k);
         true
-    }
-
-    /// Calls `cluster(start, end)` for each maximal byte range of `piece` whose neighbouring
-    /// bytes are all joined, in order: the piece's tokens are those of its clusters, each
-    /// merged alone.
-    #[inline]
-    pub fn clusters(&self, piece: &[u8], mut cluster: impl FnMut(usize, usize)) {
-        let mut start = 0;
-        for i in 1..piece.len() {
-            if !self.joined(piece[i - 1], piece[i]) {
-                cluster(start, i);
-                start = i;
-            }
-        }
-        if start < piece.len() {
-            cluster(start, piece.len());
-        }
     }
 }
 
@@ -94,25 +104,28 @@ mod tests {
         let cuts = PairCuts::new([&b"abc"[..], b"xy", b"y"].into_iter());
         assert!(cuts.joined(b'a', b'b') && cuts.joined(b'b', b'c') && cuts.joined(b'x', b'y'));
         assert!(!cuts.joined(b'c', b'x') && !cuts.joined(b'b', b'a'));
-        let mut got = Vec::new();
-        cuts.clusters(b"abcxyyab", |s, e| got.push((s, e)));
-        assert_eq!(got, vec![(0, 3), (3, 5), (5, 6), (6, 8)]);
-        got.clear();
-        cuts.clusters(b"q", |s, e| got.push((s, e)));
-        assert_eq!(got, vec![(0, 1)]);
-        got.clear();
-        cuts.clusters(b"", |s, e| got.push((s, e)));
-        assert!(got.is_empty());
+        let mut ends = Vec::new();
+        cuts.cluster_ends(b"abcxyyab", &mut ends);
+        assert_eq!(ends, vec![3, 5, 6, 8]);
+        cuts.cluster_ends(b"q", &mut ends);
+        assert_eq!(ends, vec![1]);
+        cuts.cluster_ends(b"", &mut ends);
+        assert!(ends.is_empty());
+        // The same ends when sparse: 3 of 7 pairs joined.
+        assert!(cuts.sparse_ends(b"abcxyyab", &mut ends));
+        assert_eq!(ends, vec![3, 5, 6, 8]);
     }
 
     #[test]
     fn sparse_means_at_most_three_pairs_in_four_joined() {
         let cuts = PairCuts::new([&b"abcd"[..]].into_iter());
+        let mut ends = Vec::new();
         // 4 pairs: ab, bc, cd, da — three joined.
-        assert!(cuts.sparse(b"abcda"));
+        assert!(cuts.sparse_ends(b"abcda", &mut ends));
+        assert_eq!(ends, vec![4, 5]);
         // 3 pairs: ab, bc, cd — all joined.
-        assert!(!cuts.sparse(b"abcd"));
-        assert!(cuts.sparse(b"a") && cuts.sparse(b""));
+        assert!(!cuts.sparse_ends(b"abcd", &mut ends));
+        assert!(cuts.sparse_ends(b"a", &mut ends) && cuts.sparse_ends(b"", &mut ends));
     }
 
     #[test]
