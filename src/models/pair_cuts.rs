@@ -50,11 +50,14 @@ impl PairCuts {
         }
     }
 
-    /// Whether at most three in four of `piece`'s byte pairs are joined: then cutting it at the
-    /// others leaves clusters of a few bytes, cheaper than any search (a piece of prose or CJK
-    /// joins nearly all; Qwen's vocabulary joins half the pairs of random characters, and half
-    /// was too strict for it: 64 -> 72 MB/s). If so, `ends` holds where each cluster ends (see
-    /// [`PairCuts::cluster_ends`]); if not, something unspecified.
+    /// Whether at most three in four of `piece`'s byte pairs are joined (of its first
+    /// [`PROBE`] pairs, for a longer piece: a megabyte of `a` is told dense at once): then
+    /// cutting it at the others leaves clusters of a few bytes, cheaper than any search (a
+    /// piece of prose or CJK joins nearly all; Qwen's vocabulary joins half the pairs of random
+    /// characters, and half was too strict for it: 64 -> 72 MB/s). Only the choice of
+    /// algorithm rests on it: any cuts between unjoined pairs give the piece's tokens. If
+    /// sparse, `ends` holds where each cluster ends (see [`PairCuts::cluster_ends`]); if not,
+    /// something unspecified.
     #[inline]
     pub fn sparse_ends(&self, piece: &[u8], ends: &mut Vec<u32>) -> bool {
         self.ends::<true>(piece, ends)
@@ -67,33 +70,41 @@ impl PairCuts {
     }
 
     /// The cluster ends, in one pass without a branch on each pair (random text joins about
-    /// half of them, which the branch predictor cannot guess); with `SPARSE`, giving up
-    /// (`false`) once more than three pairs in four are joined.
+    /// half of them, which the branch predictor cannot guess), 64 pairs at a time through a
+    /// buffer on the stack; with `SPARSE`, giving up (`false`) on a dense piece.
     #[inline(always)]
     fn ends<const SPARSE: bool>(&self, piece: &[u8], ends: &mut Vec<u32>) -> bool {
         let n = piece.len();
         ends.clear();
-        ends.resize(n, 0);
-        let allowed = n.saturating_sub(1) * 3 / 4;
+        let mut chunk = [0u32; PROBE];
         let (mut k, mut joined) = (0, 0);
         for i in 1..n {
             let j = self.joined(piece[i - 1], piece[i]);
-            // Written every time, kept (k moves on) only at a cut.
-            ends[k] = i as u32;
+            // Written every time, kept (k moves on) only at a cut; k < PROBE here.
+            chunk[k % PROBE] = i as u32;
             k += !j as usize;
             joined += j as usize;
-            if SPARSE && joined > allowed {
-                return false;
+            if i % PROBE == 0 {
+                if SPARSE && i == PROBE && joined > PROBE * 3 / 4 {
+                    return false;
+                }
+                ends.extend_from_slice(&chunk[..k]);
+                k = 0;
             }
         }
-        if n > 0 {
-            ends[k] = n as u32;
-            k += 1;
+        if SPARSE && n <= PROBE && joined > n.saturating_sub(1) * 3 / 4 {
+            return false;
         }
-        ends.truncate(k);
+        ends.extend_from_slice(&chunk[..k]);
+        if n > 0 {
+            ends.push(n as u32);
+        }
         true
     }
 }
+
+/// The pairs [`PairCuts::sparse_ends`] judges a long piece by, and its buffer's length.
+const PROBE: usize = 64;
 
 #[cfg(test)]
 mod tests {
@@ -126,6 +137,42 @@ mod tests {
         // 3 pairs: ab, bc, cd — all joined.
         assert!(!cuts.sparse_ends(b"abcd", &mut ends));
         assert!(cuts.sparse_ends(b"a", &mut ends) && cuts.sparse_ends(b"", &mut ends));
+    }
+
+    #[test]
+    fn long_pieces_are_judged_by_their_first_pairs_and_cut_everywhere() {
+        let cuts = PairCuts::new([&b"abca"[..], b"xy"].into_iter());
+        let (mut ends, mut all) = (Vec::new(), Vec::new());
+        // Every pair joined: dense, whatever the length.
+        for n in [2, 63, 64, 65, 66, 1000] {
+            let piece: Vec<u8> = b"abc".iter().copied().cycle().take(n).collect();
+            assert!(!cuts.sparse_ends(&piece, &mut ends), "{n}");
+        }
+        // Sparse first pairs (`xyq` repeated: one pair in three joined), then dense: sparse,
+        // with every cut; and the other way round, dense.
+        for (first, then) in [(&b"xyq"[..], &b"abc"[..]), (b"abc", b"xyq")] {
+            for n in [64, 65, 70, 64 * 3, 64 * 3 + 1, 500] {
+                let mut piece: Vec<u8> = first.iter().copied().cycle().take(n).collect();
+                piece.extend(then.iter().copied().cycle().take(n));
+                cuts.cluster_ends(&piece, &mut all);
+                let sparse = cuts.sparse_ends(&piece, &mut ends);
+                assert_eq!(sparse, first == b"xyq", "{n}");
+                if sparse {
+                    assert_eq!(ends, all, "{n}");
+                }
+            }
+        }
+        // Every length around the buffer's, ends against a plain scan.
+        for n in 0..200 {
+            let piece: Vec<u8> = (0..n).map(|i| b"axybcq"[(i * 7 + i / 5) % 6]).collect();
+            cuts.cluster_ends(&piece, &mut all);
+            let want: Vec<u32> = (1..n)
+                .filter(|&i| !cuts.joined(piece[i - 1], piece[i]))
+                .chain((n > 0).then_some(n))
+                .map(|i| i as u32)
+                .collect();
+            assert_eq!(all, want, "{n}");
+        }
     }
 
     #[test]
