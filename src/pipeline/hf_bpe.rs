@@ -9,6 +9,7 @@ use std::cell::RefCell;
 use simdtok_kernels::Kernels;
 
 use crate::load::tokenizer_json::ByteLevelDecoder;
+use crate::models::byte_bpe::PieceToken;
 use crate::models::merges_bpe::{MergeScratch, MergesBpe};
 use crate::normalize::hf::{self, Normalizer};
 use crate::pipeline::Pipeline;
@@ -97,6 +98,18 @@ struct CharSpans<'a, S: Sink> {
 
 impl<S: Sink> Sink for CharSpans<'_, S> {
     const OFFSETS: bool = S::OFFSETS;
+
+    #[inline]
+    fn push_tokens(&mut self, at: usize, tokens: &[PieceToken]) {
+        if !S::OFFSETS {
+            return self.sink.push_tokens(at, tokens);
+        }
+        let mut start = at;
+        for t in tokens {
+            self.push(t.id, start, start + t.len as usize);
+            start += t.len as usize;
+        }
+    }
 
     #[inline]
     fn push(&mut self, id: u32, start: usize, end: usize) {

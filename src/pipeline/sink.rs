@@ -1,6 +1,7 @@
 //! Where a pipeline puts tokens: ids only (the fast path), or ids with offsets.
 
 use crate::encoding::Encoding;
+use crate::models::byte_bpe::PieceToken;
 
 /// A receiver of tokens with their `[start, end)` byte spans in the input.
 pub(crate) trait Sink {
@@ -8,6 +9,16 @@ pub(crate) trait Sink {
     const OFFSETS: bool = true;
 
     fn push(&mut self, id: u32, start: usize, end: usize);
+
+    /// Pushes consecutive `tokens`, the first starting at byte `at`.
+    #[inline]
+    fn push_tokens(&mut self, at: usize, tokens: &[PieceToken]) {
+        let mut start = at;
+        for t in tokens {
+            self.push(t.id, start, start + t.len as usize);
+            start += t.len as usize;
+        }
+    }
 
     /// The text the added token just pushed took, when it is more than its content (the
     /// whitespace `lstrip`/`rstrip` took): the reference shows that as the token's string.
@@ -21,6 +32,12 @@ impl Sink for Vec<u32> {
     #[inline]
     fn push(&mut self, id: u32, _start: usize, _end: usize) {
         Vec::push(self, id);
+    }
+
+    /// One reservation for all (random text makes about a token per byte).
+    #[inline]
+    fn push_tokens(&mut self, _at: usize, tokens: &[PieceToken]) {
+        self.extend(tokens.iter().map(|t| t.id));
     }
 }
 

@@ -489,7 +489,7 @@ pub(crate) fn cached_piece<S: Sink>(
     buffers.tokens.clear();
     encode(&mut buffers.tokens);
     if !cache.fits(buffers.tokens.len()) {
-        emit_tokens(sink, at, buffers.tokens.iter().copied());
+        sink.push_tokens(at, &buffers.tokens);
         cache.put_long(piece, &buffers.tokens);
         return;
     }
@@ -525,7 +525,7 @@ fn cached_long_piece<S: Sink>(
     cache.bypass.record(false);
     buffers.tokens.clear();
     encode(&mut buffers.tokens);
-    emit_tokens(sink, at, buffers.tokens.iter().copied());
+    sink.push_tokens(at, &buffers.tokens);
     cache.put_long(piece, &buffers.tokens);
 }
 
@@ -539,7 +539,7 @@ fn uncached_piece<S: Sink>(
 ) {
     buffers.tokens.clear();
     encode(&mut buffers.tokens);
-    emit_tokens(sink, at, buffers.tokens.iter().copied());
+    sink.push_tokens(at, &buffers.tokens);
 }
 
 /// Pushes consecutive `tokens` starting at byte `at`.
