@@ -180,7 +180,7 @@ impl Tables {
 }
 
 /// The code point and byte length of the character at `b[i]` (valid UTF-8, `i` a boundary).
-#[inline]
+#[inline(always)]
 pub(crate) fn decode(b: &[u8], i: usize) -> (u32, usize) {
     let b0 = b[i] as u32;
     if b0 < 0x80 {
