@@ -134,7 +134,7 @@ impl Tables {
 
     /// The flags and byte length of the character starting at `b[i]` (`b` is valid UTF-8 and `i`
     /// a character boundary).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn char_at(&self, b: &[u8], i: usize) -> (u8, usize) {
         let b0 = b[i];
         if b0 < 0x80 {
