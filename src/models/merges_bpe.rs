@@ -356,7 +356,7 @@ impl MergesBpe {
             });
             return;
         }
-        if piece.len() > CUT_ABOVE && self.merge_sparse(piece, scratch, out) {
+        if piece.len() > CUT_ABOVE && self.merge_clusters(piece, true, scratch, out) {
             // Merged cluster by cluster.
         } else if piece.len() <= CUT_ABOVE
             || !SafeCuts::has_candidate(piece)
@@ -408,39 +408,25 @@ impl MergesBpe {
 
     /// The merges of `piece` cut between the bytes no token holds side by side ([`PairCuts`]):
     /// each cluster alone, one- and two-byte ones from the flat tables. (Every part is a token
-    /// whose bytes are its symbols' bytes: a merge makes the token of the joined bytes.)
+    /// whose bytes are its symbols' bytes: a merge makes the token of the joined bytes.) With
+    /// `only_sparse`, only a sparse piece; `false` (and nothing merged) for another.
     fn merge_clusters(
         &self,
         piece: &[u8],
-        ends: &[u32],
-        scratch: &mut MergeScratch,
-        out: &mut Vec<PieceToken>,
-    ) {
-        let mut buffers = std::mem::take(&mut scratch.cut);
-        let mut s = 0;
-        for &e in ends {
-            let e = e as usize;
-            self.merge_cluster(piece, (s, e), &mut buffers, scratch, out);
-            s = e;
-        }
-        scratch.cut = buffers;
-    }
-
-    /// Merges `piece` cluster by cluster when its pairs are sparse ([`PairCuts::sparse_ends`]);
-    /// `false` (and nothing merged) when they are not.
-    fn merge_sparse(
-        &self,
-        piece: &[u8],
+        only_sparse: bool,
         scratch: &mut MergeScratch,
         out: &mut Vec<PieceToken>,
     ) -> bool {
         let mut ends = std::mem::take(&mut scratch.ends);
-        let sparse = self.pair_cuts.sparse_ends(piece, &mut ends);
-        if sparse {
-            self.merge_clusters(piece, &ends, scratch, out);
-        }
+        let mut buffers = std::mem::take(&mut scratch.cut);
+        let merged = self
+            .pair_cuts
+            .clusters(piece, &mut ends, only_sparse, |s, e| {
+                self.merge_cluster(piece, (s, e), &mut buffers, scratch, out)
+            });
+        scratch.cut = buffers;
         scratch.ends = ends;
-        sparse
+        merged
     }
 
     /// The tokens of the cluster `piece[s..e]`.
@@ -914,7 +900,7 @@ mod tests {
                 cut.clear();
                 let mut ends = Vec::new();
                 bpe.pair_cuts.cluster_ends(&piece, &mut ends);
-                bpe.merge_clusters(&piece, &ends, &mut scratch, &mut cut);
+                bpe.merge_clusters(&piece, false, &mut scratch, &mut cut);
                 assert_eq!(cut, whole, "{:?}", String::from_utf8_lossy(&piece));
                 clustered += (ends.len() > 1) as usize;
             }

@@ -69,6 +69,32 @@ impl PairCuts {
         self.ends::<false>(piece, ends);
     }
 
+    /// Calls `cluster(start, end)` for each cluster of `piece` (see [`PairCuts::cluster_ends`];
+    /// `ends` is a buffer), in order; with `only_sparse`, only when the piece is sparse
+    /// ([`PairCuts::sparse_ends`]). Whether it did.
+    #[inline]
+    pub fn clusters(
+        &self,
+        piece: &[u8],
+        ends: &mut Vec<u32>,
+        only_sparse: bool,
+        mut cluster: impl FnMut(usize, usize),
+    ) -> bool {
+        if only_sparse {
+            if !self.sparse_ends(piece, ends) {
+                return false;
+            }
+        } else {
+            self.cluster_ends(piece, ends);
+        }
+        let mut s = 0;
+        for &e in ends.iter() {
+            cluster(s, e as usize);
+            s = e as usize;
+        }
+        true
+    }
+
     /// The cluster ends, in one pass without a branch on each pair (random text joins about
     /// half of them, which the branch predictor cannot guess), 64 pairs at a time through a
     /// buffer on the stack; with `SPARSE`, giving up (`false`) on a dense piece.
