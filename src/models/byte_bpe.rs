@@ -72,8 +72,6 @@ pub struct BpeScratch {
     rank: Vec<u32>,
     queue: RankQueue,
     cut: CutBuffers,
-    /// Where a piece's clusters end ([`PairCuts::sparse_ends`]).
-    ends: Vec<u32>,
     /// The rank of each run length of the repeated byte, for [`ByteBpe::merge_long`].
     run_ranks: Vec<u32>,
     runs: Vec<Run>,
@@ -194,15 +192,11 @@ impl ByteBpe {
         scratch: &mut BpeScratch,
         out: &mut Vec<PieceToken>,
     ) -> bool {
-        let mut ends = std::mem::take(&mut scratch.ends);
-        let mut buffers = std::mem::take(&mut scratch.cut);
-        let merged = self
-            .pair_cuts
-            .clusters(piece, &mut ends, only_sparse, |s, e| {
-                self.merge_cluster(piece, (s, e), &mut buffers, scratch, out)
-            });
-        scratch.cut = buffers;
-        scratch.ends = ends;
+        let mut cut = std::mem::take(&mut scratch.cut);
+        let merged = cut.clusters(&self.pair_cuts, piece, only_sparse, |s, e, cut| {
+            self.merge_cluster(piece, (s, e), cut, scratch, out)
+        });
+        scratch.cut = cut;
         merged
     }
 

@@ -35,6 +35,7 @@ use simdtok_kernels::{DoubleArray, Kernels};
 
 use crate::models::byte_bpe::PieceToken;
 use crate::models::cache_bypass::CacheBypass;
+use crate::models::pair_cuts::PairCuts;
 use crate::models::segment_cache::SegmentCache;
 use crate::models::self_merges::SelfMerges;
 
@@ -56,6 +57,8 @@ pub struct SafeCuts {
 #[derive(Default, Debug)]
 pub struct CutBuffers {
     segments: Vec<(u32, u32)>,
+    /// Where a piece's clusters end ([`CutBuffers::clusters`]).
+    ends: Vec<u32>,
     cache: SegmentCache,
     /// Whether [`CutBuffers::cached_segment`] leaves the cache out (segments that do not
     /// repeat: the clusters of random characters).
@@ -63,6 +66,22 @@ pub struct CutBuffers {
 }
 
 impl CutBuffers {
+    /// [`PairCuts::clusters`] of `piece`, each cluster given these buffers (for
+    /// [`CutBuffers::cached_segment`]) as well: whether it was cut.
+    #[inline]
+    pub fn clusters(
+        &mut self,
+        pair_cuts: &PairCuts,
+        piece: &[u8],
+        only_sparse: bool,
+        mut cluster: impl FnMut(usize, usize, &mut CutBuffers),
+    ) -> bool {
+        let mut ends = std::mem::take(&mut self.ends);
+        let cut = pair_cuts.clusters(piece, &mut ends, only_sparse, |s, e| cluster(s, e, self));
+        self.ends = ends;
+        cut
+    }
+
     /// Appends the tokens of `segment` (merged on its own, by `merge`) to `out`, through the
     /// segment cache (for the model `model_id`): a run of one CJK character, cut into its
     /// characters, merges one of them. While the cache's hit rate is too low to pay for it
