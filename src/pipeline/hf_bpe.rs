@@ -14,7 +14,7 @@ use crate::models::merges_bpe::{MergeScratch, MergesBpe};
 use crate::normalize::hf::{self, Normalizer};
 use crate::pipeline::Pipeline;
 use crate::pipeline::added_tokens::{AddedTokens, Split};
-use crate::pipeline::sink::Sink;
+use crate::pipeline::sink::{self, Sink};
 use crate::pipeline::word_cache::{self, CachedPiece, WordCache, cached_piece};
 use crate::pretokenize::Splitter;
 use crate::pretokenize::chain::{self, Chain};
@@ -104,11 +104,7 @@ impl<S: Sink> Sink for CharSpans<'_, S> {
         if !S::OFFSETS {
             return self.sink.push_tokens(at, tokens);
         }
-        let mut start = at;
-        for t in tokens {
-            self.push(t.id, start, start + t.len as usize);
-            start += t.len as usize;
-        }
+        sink::push_each(self, at, tokens.iter().copied());
     }
 
     #[inline]

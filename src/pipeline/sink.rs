@@ -13,17 +13,27 @@ pub(crate) trait Sink {
     /// Pushes consecutive `tokens`, the first starting at byte `at`.
     #[inline]
     fn push_tokens(&mut self, at: usize, tokens: &[PieceToken]) {
-        let mut start = at;
-        for t in tokens {
-            self.push(t.id, start, start + t.len as usize);
-            start += t.len as usize;
-        }
+        push_each(self, at, tokens.iter().copied());
     }
 
     /// The text the added token just pushed took, when it is more than its content (the
     /// whitespace `lstrip`/`rstrip` took): the reference shows that as the token's string.
     #[inline]
     fn added_text(&mut self, _text: &str) {}
+}
+
+/// Pushes consecutive `tokens` into `sink` one by one, the first starting at byte `at`.
+#[inline]
+pub(crate) fn push_each<S: Sink + ?Sized>(
+    sink: &mut S,
+    at: usize,
+    tokens: impl IntoIterator<Item = PieceToken>,
+) {
+    let mut start = at;
+    for t in tokens {
+        sink.push(t.id, start, start + t.len as usize);
+        start += t.len as usize;
+    }
 }
 
 impl Sink for Vec<u32> {

@@ -20,7 +20,7 @@ use crate::models::wordpiece::WordToken;
 #[cfg(test)]
 use crate::pipeline::long_cache::{LONG_MAX_TOKENS, LONG_PIECE};
 use crate::pipeline::long_cache::{LongCache, LongTokens};
-use crate::pipeline::sink::Sink;
+use crate::pipeline::sink::{Sink, push_each};
 
 static NEXT_OWNER: AtomicUsize = AtomicUsize::new(0);
 
@@ -481,7 +481,7 @@ pub(crate) fn cached_piece<S: Sink>(
     }
     // Short pieces of many tokens (rare in prose, common in code) live in the long tier.
     if let Some(tokens) = cache.get_long(piece) {
-        emit_tokens(sink, at, tokens);
+        push_each(sink, at, tokens);
         cache.bypass.record(true);
         return;
     }
@@ -518,7 +518,7 @@ fn cached_long_piece<S: Sink>(
     encode: impl FnOnce(&mut Vec<PieceToken>),
 ) {
     if let Some(tokens) = cache.get_long(piece) {
-        emit_tokens(sink, at, tokens);
+        push_each(sink, at, tokens);
         cache.bypass.record(true);
         return;
     }
@@ -540,14 +540,4 @@ fn uncached_piece<S: Sink>(
     buffers.tokens.clear();
     encode(&mut buffers.tokens);
     sink.push_tokens(at, &buffers.tokens);
-}
-
-/// Pushes consecutive `tokens` starting at byte `at`.
-#[inline]
-fn emit_tokens<S: Sink>(sink: &mut S, at: usize, tokens: impl IntoIterator<Item = PieceToken>) {
-    let mut start = at;
-    for t in tokens {
-        sink.push(t.id, start, start + t.len as usize);
-        start += t.len as usize;
-    }
 }
