@@ -157,19 +157,25 @@ impl LongCache {
 #[inline]
 fn record_holds(arena: &[u64], at: usize, piece: &[u8]) -> bool {
     let len = arena[at] as u32 as usize;
-    len == piece.len()
-        && arena[at + 1..at + 1 + len.div_ceil(8)]
-            .iter()
-            .zip(piece.chunks(8))
-            .all(|(&w, chunk)| w == word(chunk))
+    if len != piece.len() {
+        return false;
+    }
+    let words = &arena[at + 1..at + 1 + len.div_ceil(8)];
+    let mut chunks = piece.chunks_exact(8);
+    // Whole words by one load each; the tail as `word` makes it, without its byte copy (a
+    // `memcpy` call per word when the chunk's length is not known to be 8).
+    let whole = words
+        .iter()
+        .zip(&mut chunks)
+        .all(|(&w, chunk)| w == u64::from_le_bytes(chunk.try_into().expect("8 bytes")));
+    let tail = chunks.remainder();
+    whole && (tail.is_empty() || words[words.len() - 1] == word(tail))
 }
 
 /// Up to 8 bytes as a little-endian word, zero-padded.
 #[inline]
 fn word(chunk: &[u8]) -> u64 {
-    let mut b = [0u8; 8];
-    b[..chunk.len()].copy_from_slice(chunk);
-    u64::from_le_bytes(b)
+    crate::models::token_table::words(chunk).0
 }
 
 /// The bucket of a piece: hash bits 48..60 (the filter of seen pieces uses bits 0..20, tags
@@ -334,6 +340,28 @@ mod tests {
             cache.put(s, piece, &many);
         }
         assert_eq!(get(&mut cache, s, piece), None);
+    }
+
+    #[test]
+    fn a_record_holds_exactly_its_piece() {
+        // Every length around the word size, every byte changed in turn (whole words and the
+        // tail are compared apart), and one byte more or less.
+        let text: Vec<u8> = (0..80u32).map(|i| (i * 37 + 11) as u8).collect();
+        for len in 1..=40 {
+            let piece = &text[3..3 + len];
+            let mut arena = vec![0u64; 5];
+            arena.push(len as u64 | 7 << 32);
+            arena.extend(piece.chunks(8).map(word));
+            arena.push(u64::MAX);
+            assert!(record_holds(&arena, 5, piece), "{len}");
+            for i in 0..len {
+                let mut other = piece.to_vec();
+                other[i] ^= 0x40;
+                assert!(!record_holds(&arena, 5, &other), "{len} {i}");
+            }
+            assert!(!record_holds(&arena, 5, &text[3..4 + len]), "{len}");
+            assert!(!record_holds(&arena, 5, &piece[..len - 1]), "{len}");
+        }
     }
 
     #[test]
