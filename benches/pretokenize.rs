@@ -26,11 +26,12 @@ const INPUTS: [(&str, &str); 3] = [
     ("code", "code_python311_stdlib_sample.py.txt"),
 ];
 const CUT: usize = 1 << 20;
-const PATTERNS: [(&str, Pattern); 4] = [
+const PATTERNS: [(&str, Pattern); 5] = [
     ("gpt2", Pattern::Gpt2),
     ("cl100k", Pattern::Cl100k { digits: 3 }),
     ("o200k", Pattern::O200k),
     ("qwen", Pattern::Cl100k { digits: 1 }),
+    ("tekken", Pattern::Tekken),
 ];
 
 fn shared_data() -> PathBuf {

@@ -56,6 +56,11 @@ const SOURCES: &[(&str, &str, Pattern)] = &[
         r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+",
         Pattern::O200k,
     ),
+    (
+        "tekken",
+        r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+",
+        Pattern::Tekken,
+    ),
 ];
 
 /// The shared `tokenizer.json` files and the pattern their Split regex must map to.
@@ -576,6 +581,7 @@ fn main() {
         Pattern::Cl100k { digits: 3 },
         Pattern::Cl100k { digits: 1 },
         Pattern::O200k,
+        Pattern::Tekken,
         Pattern::TiktokenCl100k,
     ];
     let texts = Arc::new(tier_texts());

@@ -391,14 +391,14 @@ impl Fast {
                 _ => {
                     // o200k
                     let e = match c {
-                        Cls::Lower | Cls::Upper => self.o200k_letters(w, t),
-                        Cls::Digit => digits_end(b, t, end, 3),
+                        Cls::Lower | Cls::Upper => self.o200k_letters(sc, w, t),
+                        Cls::Digit => digits_end(b, t, end, sc.digits),
                         Cls::Newline => match self.whitespace::<true>(sc, w, t) {
                             Some(e) => e,
                             None => return Stop::Scanner(t),
                         },
                         Cls::Space | Cls::Quote | Cls::Other => match next {
-                            Some(Cls::Lower | Cls::Upper) => self.o200k_letters(w, t + 1),
+                            Some(Cls::Lower | Cls::Upper) => self.o200k_letters(sc, w, t + 1),
                             // ` ?[^\s\p{L}\p{N}]+[\r\n/]*`
                             Some(Cls::Quote | Cls::Other) if c != Cls::Space || b[t] == b' ' => {
                                 let o = w.other_run_end(t + 1);
@@ -427,15 +427,16 @@ impl Fast {
     }
 
     /// o200k's letter alternatives on ASCII (no Lm, Lo or M there): `[A-Z]*[a-z]*` (at least
-    /// one letter) and a case-insensitive contraction; `usize::MAX` when the scanner must decide.
+    /// one letter) and a case-insensitive contraction (not tekken's); `usize::MAX` when the
+    /// scanner must decide.
     #[inline(always)]
-    fn o200k_letters(&self, w: &Window, x: usize) -> usize {
+    fn o200k_letters(&self, sc: &Scanner, w: &Window, x: usize) -> usize {
         let u = w.run_end::<{ 1 << UPPER }>(x);
         let e = w.run_end::<{ 1 << LOWER }>(u);
         if e == w.end {
             return if w.at_text_end { e } else { usize::MAX };
         }
-        if w.b[e] != b'\'' {
+        if !sc.contractions || w.b[e] != b'\'' {
             return e;
         }
         match ascii_contraction(w.b, e, w.end, w.at_text_end, true) {
@@ -653,7 +654,11 @@ impl Fast {
                     } else {
                         0
                     };
-                    let mut quotes = quote & letter_p & !fresh;
+                    let mut quotes = if sc.contractions {
+                        quote & letter_p & !fresh
+                    } else {
+                        0
+                    };
                     // The end of the last contraction: the letter before an apostrophe there
                     // ends a contraction, not letters.
                     let mut after_contraction = usize::MAX;

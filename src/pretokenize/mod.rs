@@ -1,5 +1,5 @@
 //! Pre-tokenizers for byte-level BPE: hand-written scanners that split text exactly as the
-//! GPT-2, cl100k (Llama 3, Qwen) and o200k regexes do under `fancy-regex` (tiktoken's engine), and
+//! GPT-2, cl100k (Llama 3, Qwen), o200k and Mistral's tekken regexes do under `fancy-regex` (tiktoken's engine), and
 //! a `fancy-regex` fallback for any other pattern.
 //!
 //! The regexes are alternations with leftmost-first, backtracking semantics; `scan` writes each
@@ -67,6 +67,10 @@ const CL100K_TIKTOKEN: &str = r"'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++
 /// o200k: tiktoken's `o200k_base` (its parts joined with `|`) and gpt-4o's `tokenizer.json`.
 const O200K: &str = r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+";
 
+/// Mistral's `tekken` pattern (Mistral-Nemo, Mistral Small 3, Pixtral, Ministral; Megatron's
+/// `PATTERN_TIKTOKEN_V2`): o200k without the contractions and with single digits.
+const TEKKEN: &str = r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+";
+
 /// A pre-tokenizer pattern with a hand-written scanner.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Pattern {
@@ -82,6 +86,9 @@ pub enum Pattern {
     },
     /// o200k (tiktoken's `o200k_base`, gpt-4o's `tokenizer.json`: the same string).
     O200k,
+    /// Mistral's `tekken` (Mistral-Nemo's `tokenizer.json`): o200k without the contractions
+    /// (`"don't"` → `"don"`, `"'t"`) and with `\p{N}` for `\p{N}{1,3}` (one digit per piece).
+    Tekken,
     /// tiktoken's own `cl100k_base` pat_str (possessive quantifiers, `\s++$`): the same pieces as
     /// `Cl100k { digits: 3 }` except that a whitespace run reaching the end of the text is one
     /// piece even when it holds a newline before other whitespace.
@@ -96,6 +103,7 @@ impl Pattern {
             GPT2 | GPT2_TIKTOKEN => return Some(Pattern::Gpt2),
             CL100K_TIKTOKEN => return Some(Pattern::TiktokenCl100k),
             O200K => return Some(Pattern::O200k),
+            TEKKEN => return Some(Pattern::Tekken),
             _ => {}
         }
         let digits = source
@@ -127,6 +135,7 @@ impl Pattern {
                     .get_or_init(|| format!(r"{CL100K_HEAD}\p{{N}}{{1,{digits}}}{CL100K_TAIL}"))
             }
             Pattern::O200k => O200K,
+            Pattern::Tekken => TEKKEN,
             Pattern::TiktokenCl100k => CL100K_TIKTOKEN,
         }
     }
@@ -137,12 +146,14 @@ impl Pattern {
             Pattern::Gpt2 => (Kind::Gpt2, usize::MAX, false),
             Pattern::Cl100k { digits } => (Kind::Cl100k, digits.max(1) as usize, false),
             Pattern::O200k => (Kind::O200k, 3, false),
+            Pattern::Tekken => (Kind::O200k, 1, false),
             Pattern::TiktokenCl100k => (Kind::Cl100k, 3, true),
         };
         Scanner {
             kind,
             digits,
             whole_trailing_space,
+            contractions: self != Pattern::Tekken,
             tables,
         }
     }

@@ -12,7 +12,7 @@ pub(crate) enum Kind {
     /// `(?i:'s|…|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,k}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+`,
     /// with `\s++$|` before `\s*[\r\n]` when `whole_trailing_space` (tiktoken's `cl100k_base`).
     Cl100k,
-    /// The o200k alternation.
+    /// The o200k alternation (also tekken's: no contractions, single digits).
     O200k,
 }
 
@@ -24,6 +24,10 @@ pub(crate) struct Scanner {
     pub(crate) digits: usize,
     /// A whitespace run reaching the end of the text is one token (`\s++$`, tiktoken's cl100k).
     pub(crate) whole_trailing_space: bool,
+    /// The o200k alternation's letter tokens take a contraction after them
+    /// (`(?i:'s|…|'d)?`); tekken's do not. GPT-2's and cl100k's contractions are their own
+    /// alternative and always there.
+    pub(crate) contractions: bool,
     pub(crate) tables: &'static Tables,
 }
 
@@ -290,7 +294,7 @@ impl Scanner {
     /// `e`, or the end of the case-insensitive contraction at `e`.
     #[inline]
     fn contraction_end(&self, b: &[u8], e: usize) -> usize {
-        if e < b.len() && b[e] == b'\'' {
+        if self.contractions && e < b.len() && b[e] == b'\'' {
             self.tables.contraction(b, e, true).unwrap_or(e)
         } else {
             e

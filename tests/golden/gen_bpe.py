@@ -105,6 +105,7 @@ CONFIGS = [
     # … and with chains of pre-tokenizer stages (same script).
     ("gpt2-2k-deepseek", _hf_repo("gpt2-2k-deepseek")),
     ("gpt2-2k-digits", _hf_repo("gpt2-2k-digits")),
+    ("gpt2-2k-tekken", _hf_repo("gpt2-2k-tekken")),
     ("gpt2-2k-behaviors", _hf_repo("gpt2-2k-behaviors")),
     # … and Hugging Face's GPT-2 layout with added tokens of both kinds (same script).
     ("gpt2-2k-hf-added", _hf_repo("gpt2-2k-hf-added")),

@@ -17,11 +17,13 @@ and, without a normalizer, two that trim spaces off the offsets in the post-proc
                                         RobertaProcessing(<s>, </s>, trim_offsets, no
                                         add_prefix_space), <s> and </s> added (special)
 
-and, without a normalizer, three with chains of pre-tokenizer stages:
+and, without a normalizer, four with chains of pre-tokenizer stages:
 
     gpt2-2k-deepseek.tokenizer.json     Sequence[Split \p{N}{1,3}, Split kana/kanji runs, Split a
                                         word regex (all Isolated), ByteLevel without regex], as
                                         DeepSeek V3 has them
+    gpt2-2k-tekken.tokenizer.json       Sequence[Split Mistral's tekken regex (Isolated),
+                                        ByteLevel without regex], as Mistral-Nemo has them
     gpt2-2k-digits.tokenizer.json       Sequence[Digits(individual_digits), ByteLevel with
                                         regex], as StarCoder has them
     gpt2-2k-behaviors.tokenizer.json    Sequence[Split " " MergedWithNext, Split "-"
@@ -125,6 +127,11 @@ with_pre_tokenizer("gpt2-2k-deepseek.tokenizer.json", [
     split("[\u4e00-\u9fa5\u3040-\u309f\u30a0-\u30ff]+", "Isolated"),
     split(r"[!\"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~][A-Za-z]+|[^\r\n\p{L}\p{P}\p{S}]?[\p{L}\p{M}]+"
           r"| ?[\p{P}\p{S}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+", "Isolated"),
+    byte_level(False)])
+with_pre_tokenizer("gpt2-2k-tekken.tokenizer.json", [
+    split(r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+"
+          r"|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*"
+          r"|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+", "Isolated"),
     byte_level(False)])
 with_pre_tokenizer("gpt2-2k-digits.tokenizer.json", [
     {"type": "Digits", "individual_digits": True}, byte_level(True)])
