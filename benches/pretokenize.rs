@@ -26,12 +26,14 @@ const INPUTS: [(&str, &str); 3] = [
     ("code", "code_python311_stdlib_sample.py.txt"),
 ];
 const CUT: usize = 1 << 20;
-const PATTERNS: [(&str, Pattern); 5] = [
+const PATTERNS: [(&str, Pattern); 6] = [
     ("gpt2", Pattern::Gpt2),
     ("cl100k", Pattern::Cl100k { digits: 3 }),
     ("o200k", Pattern::O200k),
     ("qwen", Pattern::Cl100k { digits: 1 }),
     ("tekken", Pattern::Tekken),
+    // Matches only (the gaps are not pieces): DeepSeek V3's third stage alone.
+    ("deepseek_words", Pattern::DeepSeekWords),
 ];
 
 fn shared_data() -> PathBuf {

@@ -88,6 +88,19 @@ impl Chain {
 }
 
 impl Stage {
+    /// Calls `found(start, end)` for each match in `piece`, in order.
+    #[inline]
+    fn find(&self, piece: &str, found: &mut impl FnMut(usize, usize)) {
+        match &self.matcher {
+            Matcher::Regex(splitter) => splitter.split(piece, found),
+            Matcher::Numeric => {
+                for (i, c) in piece.char_indices().filter(|(_, c)| c.is_numeric()) {
+                    found(i, i + c.len_utf8());
+                }
+            }
+        }
+    }
+
     /// Appends the pieces of `text[s..e]` to `out` (absolute ranges; empty ones included).
     fn cut(
         &self,
@@ -97,9 +110,25 @@ impl Stage {
         marks: &mut Vec<(usize, usize, bool)>,
         out: &mut Vec<(usize, usize)>,
     ) {
+        let piece = &text[s..e];
+        if self.behavior == Behavior::Isolated {
+            // Every match and gap is a piece, whichever `invert` calls which: no marks needed.
+            let mut done = 0;
+            let mut isolate = |a: usize, b: usize| {
+                if done < a {
+                    out.push((s + done, s + a));
+                }
+                out.push((s + a, s + b));
+                done = b;
+            };
+            self.find(piece, &mut isolate);
+            if done < piece.len() || piece.is_empty() {
+                out.push((s + done, e));
+            }
+            return;
+        }
         // The piece as matches and gaps, in order, covering it (an empty piece: one empty gap).
         marks.clear();
-        let piece = &text[s..e];
         let mut done = 0;
         let mut mark = |a: usize, b: usize| {
             if done < a {
@@ -108,14 +137,7 @@ impl Stage {
             marks.push((s + a, s + b, true));
             done = b;
         };
-        match &self.matcher {
-            Matcher::Regex(splitter) => splitter.split(piece, &mut mark),
-            Matcher::Numeric => {
-                for (i, c) in piece.char_indices().filter(|(_, c)| c.is_numeric()) {
-                    mark(i, i + c.len_utf8());
-                }
-            }
-        }
+        self.find(piece, &mut mark);
         if done < piece.len() || marks.is_empty() {
             marks.push((s + done, e, false));
         }

@@ -38,6 +38,7 @@
 
 mod ascii;
 pub mod chain;
+mod deepseek;
 mod scan;
 pub(crate) mod unicode;
 
@@ -71,6 +72,13 @@ const O200K: &str = r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\
 /// `PATTERN_TIKTOKEN_V2`): o200k without the contractions and with single digits.
 const TEKKEN: &str = r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+";
 
+/// DeepSeek V3's second `Split`: runs of CJK ideographs, hiragana and katakana.
+const DEEPSEEK_CJK: &str = "[一-龥぀-ゟ゠-ヿ]+";
+/// DeepSeek V3's third `Split`, as its `tokenizer.json` spells it, and with the quote escaped
+/// (`\"`, the same class) as other copies spell it.
+const DEEPSEEK_WORDS: &str = r##"[!"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~][A-Za-z]+|[^\r\n\p{L}\p{P}\p{S}]?[\p{L}\p{M}]+| ?[\p{P}\p{S}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"##;
+const DEEPSEEK_WORDS_ESCAPED: &str = r##"[!\"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~][A-Za-z]+|[^\r\n\p{L}\p{P}\p{S}]?[\p{L}\p{M}]+| ?[\p{P}\p{S}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"##;
+
 /// A pre-tokenizer pattern with a hand-written scanner.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Pattern {
@@ -89,6 +97,17 @@ pub enum Pattern {
     /// Mistral's `tekken` (Mistral-Nemo's `tokenizer.json`): o200k without the contractions
     /// (`"don't"` → `"don"`, `"'t"`) and with `\p{N}` for `\p{N}{1,3}` (one digit per piece).
     Tekken,
+    /// `\p{N}{1,max}` alone (`\p{N}` for 1): DeepSeek V3's first `Split`. Its matches do not
+    /// tile the text (see [`Pattern::tiles`]).
+    Numbers {
+        /// The `k` of `\p{N}{1,k}`.
+        max: u8,
+    },
+    /// DeepSeek V3's `[一-龥぀-ゟ゠-ヿ]+`; matches only.
+    DeepSeekCjk,
+    /// DeepSeek V3's word pattern (`[!"#…~][A-Za-z]+|[^\r\n\p{L}\p{P}\p{S}]?[\p{L}\p{M}]+|…`);
+    /// matches only.
+    DeepSeekWords,
     /// tiktoken's own `cl100k_base` pat_str (possessive quantifiers, `\s++$`): the same pieces as
     /// `Cl100k { digits: 3 }` except that a whitespace run reaching the end of the text is one
     /// piece even when it holds a newline before other whitespace.
@@ -104,7 +123,16 @@ impl Pattern {
             CL100K_TIKTOKEN => return Some(Pattern::TiktokenCl100k),
             O200K => return Some(Pattern::O200k),
             TEKKEN => return Some(Pattern::Tekken),
+            DEEPSEEK_CJK => return Some(Pattern::DeepSeekCjk),
+            DEEPSEEK_WORDS | DEEPSEEK_WORDS_ESCAPED => return Some(Pattern::DeepSeekWords),
+            r"\p{N}" => return Some(Pattern::Numbers { max: 1 }),
             _ => {}
+        }
+        if let Some(k) = source
+            .strip_prefix(r"\p{N}{1,")
+            .and_then(|k| k.strip_suffix('}'))
+        {
+            return group_size(k).map(|max| Pattern::Numbers { max });
         }
         let digits = source
             .strip_prefix(CL100K_HEAD)?
@@ -113,14 +141,16 @@ impl Pattern {
             return Some(Pattern::Cl100k { digits: 1 });
         }
         let k = digits.strip_prefix(r"\p{N}{1,")?.strip_suffix('}')?;
-        // Only the canonical spelling of a number (no sign, no leading zero).
-        if k.starts_with('0') || !k.bytes().all(|b| b.is_ascii_digit()) {
-            return None;
-        }
-        match k.parse::<u8>() {
-            Ok(k) if k >= 1 => Some(Pattern::Cl100k { digits: k }),
-            _ => None,
-        }
+        group_size(k).map(|digits| Pattern::Cl100k { digits })
+    }
+
+    /// Whether the matches tile the text (every character in one): all but the match-only
+    /// patterns (`Numbers`, `DeepSeekCjk`, `DeepSeekWords`), whose gaps a `Split` keeps.
+    pub fn tiles(&self) -> bool {
+        !matches!(
+            self,
+            Pattern::Numbers { .. } | Pattern::DeepSeekCjk | Pattern::DeepSeekWords
+        )
     }
 
     /// The regex this pattern implements (for `Gpt2`, the `tokenizer.json` spelling).
@@ -136,6 +166,13 @@ impl Pattern {
             }
             Pattern::O200k => O200K,
             Pattern::Tekken => TEKKEN,
+            Pattern::Numbers { max: 0 | 1 } => r"\p{N}",
+            Pattern::Numbers { max } => {
+                static NUMBERS: [OnceLock<String>; 256] = [const { OnceLock::new() }; 256];
+                NUMBERS[max as usize].get_or_init(|| format!(r"\p{{N}}{{1,{max}}}"))
+            }
+            Pattern::DeepSeekCjk => DEEPSEEK_CJK,
+            Pattern::DeepSeekWords => DEEPSEEK_WORDS,
             Pattern::TiktokenCl100k => CL100K_TIKTOKEN,
         }
     }
@@ -147,16 +184,33 @@ impl Pattern {
             Pattern::Cl100k { digits } => (Kind::Cl100k, digits.max(1) as usize, false),
             Pattern::O200k => (Kind::O200k, 3, false),
             Pattern::Tekken => (Kind::O200k, 1, false),
+            // The match-only patterns use the scanner's tables and runs, never its `next`.
+            Pattern::Numbers { max } => (Kind::O200k, max.max(1) as usize, false),
+            Pattern::DeepSeekCjk | Pattern::DeepSeekWords => (Kind::O200k, 1, false),
             Pattern::TiktokenCl100k => (Kind::Cl100k, 3, true),
         };
         Scanner {
             kind,
             digits,
             whole_trailing_space,
-            contractions: self != Pattern::Tekken,
+            contractions: !matches!(
+                self,
+                Pattern::Tekken
+                    | Pattern::Numbers { .. }
+                    | Pattern::DeepSeekCjk
+                    | Pattern::DeepSeekWords
+            ),
             tables,
         }
     }
+}
+
+/// The `k` of `\p{N}{1,k}` written canonically (no sign, no leading zero), 1 to 255.
+fn group_size(k: &str) -> Option<u8> {
+    if k.starts_with('0') || !k.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    k.parse::<u8>().ok().filter(|&k| k >= 1)
 }
 
 /// Splits text into pre-tokenizer pieces: a pattern's scanner, or a `fancy-regex` fallback.
@@ -229,15 +283,25 @@ impl Splitter {
     }
 
     /// Calls `piece(start, end)` for each match, in order (byte offsets). For the scanners the
-    /// matches tile `text`; for a fallback regex, the gaps between matches are NOT reported (the
-    /// caller gets matches only, like tiktoken's find_iter). Should the fallback regex fail at
+    /// matches tile `text` (save the match-only patterns: [`Pattern::tiles`]); for those and a
+    /// fallback regex, the gaps between matches are NOT reported (the caller gets matches only,
+    /// like tiktoken's find_iter). Should the fallback regex fail at
     /// run time (`fancy-regex`'s backtracking limit), the rest of the text after the last match is
     /// reported as one piece rather than dropped.
     pub fn split(&self, text: &str, mut piece: impl FnMut(usize, usize)) {
         match &self.inner {
-            Inner::Scan(scan) => scan
-                .fast
-                .split(self.kernels, &scan.scanner, text, &mut piece),
+            Inner::Scan(scan) => match scan.pattern {
+                Pattern::Numbers { max } => {
+                    deepseek::numbers(&scan.scanner, text.as_bytes(), max as usize, &mut piece)
+                }
+                Pattern::DeepSeekCjk => deepseek::cjk_runs(text.as_bytes(), &mut piece),
+                Pattern::DeepSeekWords => {
+                    deepseek::words(&scan.scanner, text.as_bytes(), &mut piece)
+                }
+                _ => scan
+                    .fast
+                    .split(self.kernels, &scan.scanner, text, &mut piece),
+            },
             Inner::Regex(re) => {
                 let mut last = 0;
                 for m in re.find_iter(text) {

@@ -56,7 +56,7 @@ impl Scanner {
 
     /// The end of the run of characters with any flag of `mask` that starts at `i`.
     #[inline]
-    fn run_end(&self, b: &[u8], mut i: usize, mask: u8) -> usize {
+    pub(super) fn run_end(&self, b: &[u8], mut i: usize, mask: u8) -> usize {
         while i < b.len() {
             let (f, len) = self.tables.char_at(b, i);
             if f & mask == 0 {
@@ -97,7 +97,7 @@ impl Scanner {
 
     /// The flags of the character at `i`, `0` past the end (no class matches there).
     #[inline]
-    fn flags_at(&self, b: &[u8], i: usize) -> (u8, usize) {
+    pub(super) fn flags_at(&self, b: &[u8], i: usize) -> (u8, usize) {
         if i < b.len() {
             self.tables.char_at(b, i)
         } else {
@@ -108,7 +108,7 @@ impl Scanner {
     /// The whitespace alternatives at `s` (a whitespace character). `newlines`: the pattern has
     /// `\s*[\r\n]+` (cl100k, o200k). Returns the end of the token.
     #[inline]
-    fn whitespace(&self, b: &[u8], s: usize, newlines: bool) -> usize {
+    pub(super) fn whitespace(&self, b: &[u8], s: usize, newlines: bool) -> usize {
         // The run, where its last character starts, and the end of its last newline.
         let mut i = s;
         let mut last = s;
@@ -204,7 +204,7 @@ impl Scanner {
 
     /// The end of `[\r\n]*` (or `[\r\n/]*` when `slash`) at `i`.
     #[inline]
-    fn newlines_end(&self, b: &[u8], mut i: usize, slash: bool) -> usize {
+    pub(super) fn newlines_end(&self, b: &[u8], mut i: usize, slash: bool) -> usize {
         while i < b.len() && (b[i] == b'\r' || b[i] == b'\n' || (slash && b[i] == b'/')) {
             i += 1;
         }

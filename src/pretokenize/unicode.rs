@@ -23,6 +23,10 @@ pub(crate) const UP: u8 = 1 << 3;
 pub(crate) const LO: u8 = 1 << 4;
 /// `\r` or `\n`.
 pub(crate) const NL: u8 = 1 << 5;
+/// `\p{M}`: a mark (DeepSeek's word pattern).
+pub(crate) const M: u8 = 1 << 6;
+/// `[\p{P}\p{S}]`: punctuation or a symbol (DeepSeek's word pattern).
+pub(crate) const PS: u8 = 1 << 7;
 
 /// Code points per second-level block.
 const BLOCK_BITS: u32 = 7;
@@ -84,13 +88,15 @@ impl Tables {
 
     fn build() -> Tables {
         let mut flat = vec![0u8; CODE_POINTS];
-        let classes: [(&str, u8); 6] = [
+        let classes: [(&str, u8); 8] = [
             (r"\p{L}", L),
             (r"\p{N}", N),
             (r"\s", S),
             (r"[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]", UP),
             (r"[\p{Ll}\p{Lm}\p{Lo}\p{M}]", LO),
             (r"[\r\n]", NL),
+            (r"\p{M}", M),
+            (r"[\p{P}\p{S}]", PS),
         ];
         for (expr, flag) in classes {
             for (lo, hi) in class_ranges(expr) {
@@ -220,7 +226,13 @@ mod tests {
     #[test]
     fn table_matches_the_ranges() {
         let t = Tables::get();
-        for (expr, flag) in [(r"\p{L}", L), (r"\p{N}", N), (r"\s", S)] {
+        for (expr, flag) in [
+            (r"\p{L}", L),
+            (r"\p{N}", N),
+            (r"\s", S),
+            (r"\p{M}", M),
+            (r"[\p{P}\p{S}]", PS),
+        ] {
             let ranges = class_ranges(expr);
             for cp in (0..CODE_POINTS as u32).step_by(7) {
                 let inside = ranges.iter().any(|&(lo, hi)| lo <= cp && cp <= hi);

@@ -1,0 +1,158 @@
+//! The three `Split` regexes of DeepSeek V3's pre-tokenizer, by hand (also found alone in other
+//! files: `\p{N}{1,k}`; the word pattern in Arcee's AFMoE files):
+//! - `\p{N}{1,k}`: numbers, in groups of at most `k` characters;
+//! - `[一-龥぀-ゟ゠-ヿ]+`: runs of CJK ideographs (U+4E00–U+9FA5), hiragana and katakana;
+//! - the word pattern
+//!   `[!"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~][A-Za-z]+|[^\r\n\p{L}\p{P}\p{S}]?[\p{L}\p{M}]+| ?[\p{P}\p{S}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+`.
+//!
+//! Unlike the patterns of [`super::scan`], these do not tile the text: a digit or a control
+//! character matches no alternative of the word pattern, and most text matches neither of the
+//! others. So each function reports the matches alone, leftmost-first as the regex finds them
+//! (the next match starts at the first position where some alternative matches), and the
+//! `Split` stage around it ([`super::chain`]) keeps the gaps. Through `fancy-regex`, the word
+//! pattern's look-ahead made DeepSeek's layout run at about 26 MB/s.
+
+use super::scan::Scanner;
+use super::unicode::{L, M, N, NL, PS, S};
+
+/// Calls `piece` for each match of `\p{N}{1,max}` in `b`: every run of numbers, cut into groups
+/// of `max` characters from its start (the greedy repeat takes `max` whenever it can).
+pub(crate) fn numbers(sc: &Scanner, b: &[u8], max: usize, piece: &mut impl FnMut(usize, usize)) {
+    let mut i = 0;
+    while i < b.len() {
+        // ASCII other than digits, a byte at a time (most text).
+        if b[i] < 0x80 && !b[i].is_ascii_digit() {
+            i += 1;
+            continue;
+        }
+        let (f, len) = sc.tables.char_at(b, i);
+        if f & N == 0 {
+            i += len;
+            continue;
+        }
+        let mut start = i;
+        let mut n = 0;
+        while i < b.len() {
+            let (f, len) = sc.tables.char_at(b, i);
+            if f & N == 0 {
+                break;
+            }
+            if n == max {
+                piece(start, i);
+                start = i;
+                n = 0;
+            }
+            i += len;
+            n += 1;
+        }
+        piece(start, i);
+    }
+}
+
+/// The code points of `[一-龥぀-ゟ゠-ヿ]`: all of three UTF-8 bytes, with lead bytes `E3`..`E9`.
+const CJK: [(u32, u32); 3] = [(0x4E00, 0x9FA5), (0x3040, 0x309F), (0x30A0, 0x30FF)];
+
+/// The character at `b[i]` (a boundary) if it is in [`CJK`], with its length 3.
+#[inline]
+fn cjk_at(b: &[u8], i: usize) -> bool {
+    let lead = b[i];
+    if !(0xE3..=0xE9).contains(&lead) {
+        return false;
+    }
+    let (cp, _) = super::unicode::decode(b, i);
+    CJK.iter().any(|&(lo, hi)| (lo..=hi).contains(&cp))
+}
+
+/// The length of the UTF-8 character whose lead byte is `lead`.
+#[inline]
+fn utf8_len(lead: u8) -> usize {
+    match lead {
+        0..=0x7F => 1,
+        0x80..=0xDF => 2,
+        0xE0..=0xEF => 3,
+        _ => 4,
+    }
+}
+
+/// Calls `piece` for each match of `[一-龥぀-ゟ゠-ヿ]+` in `b`.
+pub(crate) fn cjk_runs(b: &[u8], piece: &mut impl FnMut(usize, usize)) {
+    let mut i = 0;
+    while i < b.len() {
+        if !cjk_at(b, i) {
+            i += utf8_len(b[i]);
+            continue;
+        }
+        let start = i;
+        while i < b.len() && cjk_at(b, i) {
+            i += 3;
+        }
+        piece(start, i);
+    }
+}
+
+/// Calls `piece` for each match of DeepSeek's word pattern in `b`.
+pub(crate) fn words(sc: &Scanner, b: &[u8], piece: &mut impl FnMut(usize, usize)) {
+    let mut s = 0;
+    while s < b.len() {
+        match word_at(sc, b, s) {
+            Some(e) => {
+                piece(s, e);
+                s = e;
+            }
+            None => s += utf8_len(b[s]),
+        }
+    }
+}
+
+/// The end of the run of `[\p{L}\p{M}]` from `i`: ASCII letters a byte at a time (most of a
+/// prose word), then any other character through the tables.
+#[inline]
+fn letters_end(sc: &Scanner, b: &[u8], i: usize) -> usize {
+    let ascii = b[i..]
+        .iter()
+        .position(|x| !x.is_ascii_alphabetic())
+        .map_or(b.len(), |k| i + k);
+    if ascii < b.len() && b[ascii] >= 0x80 {
+        sc.run_end(b, ascii, L | M)
+    } else {
+        ascii
+    }
+}
+
+/// The end of the word pattern's match at `s`, `None` when no alternative matches there.
+#[inline]
+fn word_at(sc: &Scanner, b: &[u8], s: usize) -> Option<usize> {
+    let c = b[s];
+    // `[!"#…~][A-Za-z]+`: the class is exactly ASCII punctuation.
+    if c.is_ascii_punctuation() && b.get(s + 1).is_some_and(u8::is_ascii_alphabetic) {
+        let e = b[s + 1..]
+            .iter()
+            .position(|x| !x.is_ascii_alphabetic())
+            .map_or(b.len(), |k| s + 1 + k);
+        return Some(e);
+    }
+    let (f, len) = sc.tables.char_at(b, s);
+    // `[^\r\n\p{L}\p{P}\p{S}]?[\p{L}\p{M}]+`, with the optional character first (a mark is both
+    // that character and a letter-or-mark: either way the run from `s` is the match).
+    if f & (NL | L | PS) == 0 && sc.flags_at(b, s + len).0 & (L | M) != 0 {
+        return Some(letters_end(sc, b, s + len));
+    }
+    if f & (L | M) != 0 {
+        return Some(letters_end(sc, b, s));
+    }
+    // ` ?[\p{P}\p{S}]+[\r\n]*`
+    let from = if c == b' ' && sc.flags_at(b, s + 1).0 & PS != 0 {
+        s + 1
+    } else {
+        s
+    };
+    if sc.flags_at(b, from).0 & PS != 0 {
+        let e = sc.run_end(b, from, PS);
+        return Some(sc.newlines_end(b, e, false));
+    }
+    // `\s*[\r\n]+|\s+(?!\S)|\s+`
+    if f & S != 0 {
+        return Some(sc.whitespace(b, s, true));
+    }
+    None
+}
