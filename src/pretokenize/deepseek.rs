@@ -12,18 +12,44 @@
 //! `Split` stage around it ([`super::chain`]) keeps the gaps. Through `fancy-regex`, the word
 //! pattern's look-ahead made DeepSeek's layout run at about 26 MB/s.
 
+use std::sync::OnceLock;
+
+use simdtok_kernels::{ByteSet, Kernels};
+
 use super::scan::Scanner;
 use super::unicode::{L, M, N, NL, PS, S};
 
+/// The bytes a number can start with: ASCII digits, and any lead byte (other numbers are not
+/// ASCII). Skipping to the next of them is one kernel call over ASCII text.
+fn number_starts() -> &'static ByteSet {
+    static SET: OnceLock<ByteSet> = OnceLock::new();
+    SET.get_or_init(|| ByteSet::from_fn(|b| b.is_ascii_digit() || b >= 0x80))
+}
+
+/// The lead bytes of the characters of [`CJK`] (never a continuation byte).
+fn cjk_leads() -> &'static ByteSet {
+    static SET: OnceLock<ByteSet> = OnceLock::new();
+    SET.get_or_init(|| ByteSet::from_fn(|b| (0xE3..=0xE9).contains(&b)))
+}
+
 /// Calls `piece` for each match of `\p{N}{1,max}` in `b`: every run of numbers, cut into groups
 /// of `max` characters from its start (the greedy repeat takes `max` whenever it can).
-pub(crate) fn numbers(sc: &Scanner, b: &[u8], max: usize, piece: &mut impl FnMut(usize, usize)) {
+pub(crate) fn numbers(
+    kernels: &Kernels,
+    sc: &Scanner,
+    b: &[u8],
+    max: usize,
+    piece: &mut impl FnMut(usize, usize),
+) {
     let mut i = 0;
     while i < b.len() {
-        // ASCII other than digits, a byte at a time (most text).
+        // ASCII other than digits: skipped by the kernel (from a boundary, the first byte of
+        // the set is a digit or a lead byte).
         if b[i] < 0x80 && !b[i].is_ascii_digit() {
-            i += 1;
-            continue;
+            match kernels.find_in(number_starts(), b, i) {
+                Some(next) => i = next,
+                None => return,
+            }
         }
         let (f, len) = sc.tables.char_at(b, i);
         if f & N == 0 {
@@ -75,9 +101,15 @@ fn utf8_len(lead: u8) -> usize {
 }
 
 /// Calls `piece` for each match of `[一-龥぀-ゟ゠-ヿ]+` in `b`.
-pub(crate) fn cjk_runs(b: &[u8], piece: &mut impl FnMut(usize, usize)) {
+pub(crate) fn cjk_runs(kernels: &Kernels, b: &[u8], piece: &mut impl FnMut(usize, usize)) {
     let mut i = 0;
     while i < b.len() {
+        if b[i] < 0x80 {
+            match kernels.find_in(cjk_leads(), b, i) {
+                Some(next) => i = next,
+                None => return,
+            }
+        }
         if !cjk_at(b, i) {
             i += utf8_len(b[i]);
             continue;

@@ -291,10 +291,16 @@ impl Splitter {
     pub fn split(&self, text: &str, mut piece: impl FnMut(usize, usize)) {
         match &self.inner {
             Inner::Scan(scan) => match scan.pattern {
-                Pattern::Numbers { max } => {
-                    deepseek::numbers(&scan.scanner, text.as_bytes(), max as usize, &mut piece)
+                Pattern::Numbers { max } => deepseek::numbers(
+                    self.kernels,
+                    &scan.scanner,
+                    text.as_bytes(),
+                    max as usize,
+                    &mut piece,
+                ),
+                Pattern::DeepSeekCjk => {
+                    deepseek::cjk_runs(self.kernels, text.as_bytes(), &mut piece)
                 }
-                Pattern::DeepSeekCjk => deepseek::cjk_runs(text.as_bytes(), &mut piece),
                 Pattern::DeepSeekWords => {
                     deepseek::words(&scan.scanner, text.as_bytes(), &mut piece)
                 }
