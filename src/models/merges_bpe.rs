@@ -221,17 +221,23 @@ impl MergesBpe {
         let mut tokens: Vec<Option<Box<[u8]>>> = vec![None; size];
         let cuts = SafeCuts::new(vocab.iter().map(|(b, id)| (*id, &b[..])));
         let pair_cuts = PairCuts::new(vocab.iter().map(|(b, _)| &b[..]));
-        let mut by_bytes: HashMap<Box<[u8]>, u32> = HashMap::with_capacity(vocab.len());
+        // Bytes listed twice keep their last id (the map's), as the reference's vocabulary map
+        // does. Every lookup after this one goes through the token table: its hash is a few
+        // multiplies where the map's SipHash and `memcmp` made the merges list (three lookups
+        // per merge) a third of a 200k-merge file's load time.
+        let mut unique: HashMap<Box<[u8]>, u32> = HashMap::with_capacity(vocab.len());
         for (bytes, id) in vocab {
             let bytes: Box<[u8]> = bytes.into_boxed_slice();
-            by_bytes.insert(bytes.clone(), id);
+            unique.insert(bytes.clone(), id);
             tokens[id as usize] = Some(bytes);
         }
+        let by_bytes = TokenTable::new(unique.iter().map(|(b, &id)| (&b[..], id)));
+        drop(unique);
         // Byte-level models have a token for every byte; others start from characters
         // ([`MergesBpe::merge_symbols`]) and never read this.
         let mut byte_ids = [NONE; 256];
         for (b, slot) in byte_ids.iter_mut().enumerate() {
-            if let Some(&id) = by_bytes.get(&[b as u8][..]) {
+            if let Some(id) = by_bytes.get(&[b as u8][..]) {
                 *slot = id;
             }
         }
@@ -241,7 +247,7 @@ impl MergesBpe {
         let mut byte_pairs = vec![(NONE, NONE); 1 << 16].into_boxed_slice();
         for (rank, (a, b)) in merges.into_iter().enumerate() {
             let id = |t: &[u8]| {
-                by_bytes.get(t).copied().ok_or_else(|| {
+                by_bytes.get(t).ok_or_else(|| {
                     format!(
                         "merge #{rank}: {:?} is not in the vocabulary",
                         String::from_utf8_lossy(t)
@@ -273,7 +279,7 @@ impl MergesBpe {
             let table = |prefix: &[u8], suffix: &[u8]| {
                 std::array::from_fn(|b| {
                     let symbol = [prefix, &[b as u8], suffix].concat();
-                    by_bytes.get(&symbol[..]).copied().unwrap_or(NONE)
+                    by_bytes.get(&symbol[..]).unwrap_or(NONE)
                 })
             };
             let (p, s) = (&affixes.prefix[..], &affixes.suffix[..]);
@@ -290,7 +296,7 @@ impl MergesBpe {
             rights,
             affixed,
             byte_ids,
-            by_bytes: TokenTable::new(by_bytes.iter().map(|(b, &id)| (&b[..], id))),
+            by_bytes,
             ignore_merges,
             byte_pairs,
             self_merges: SelfMerges::new(size),
