@@ -71,10 +71,45 @@ pub fn byte_level_alphabet() -> [char; 256] {
     table
 }
 
+/// The byte each character of GPT-2's byte-level alphabet stands for: a table by code point
+/// (the alphabet ends below U+0144), so decoding a vocabulary of 200 000 token strings costs a
+/// load per character, not a hash.
+pub struct ByteLevelInverse(Vec<Option<u8>>);
+
+impl ByteLevelInverse {
+    /// The inverse of [`byte_level_alphabet`].
+    pub fn new() -> ByteLevelInverse {
+        let alphabet = byte_level_alphabet();
+        let size = alphabet.iter().map(|&c| c as usize + 1).max().unwrap_or(0);
+        let mut table = vec![None; size];
+        for (b, &c) in alphabet.iter().enumerate() {
+            table[c as usize] = Some(b as u8);
+        }
+        ByteLevelInverse(table)
+    }
+
+    /// The byte `c` stands for, `None` outside the alphabet.
+    #[inline]
+    fn byte(&self, c: char) -> Option<u8> {
+        self.0.get(c as usize).copied().flatten()
+    }
+}
+
+impl Default for ByteLevelInverse {
+    fn default() -> Self {
+        ByteLevelInverse::new()
+    }
+}
+
 /// The bytes a byte-level token string stands for; `None` if it has a character outside the
 /// alphabet.
-pub fn byte_level_decode(token: &str, inverse: &HashMap<char, u8>) -> Option<Vec<u8>> {
-    token.chars().map(|c| inverse.get(&c).copied()).collect()
+pub fn byte_level_decode(token: &str, inverse: &ByteLevelInverse) -> Option<Vec<u8>> {
+    // Each character is one byte: at most `token.len()` of them.
+    let mut bytes = Vec::with_capacity(token.len());
+    for c in token.chars() {
+        bytes.push(inverse.byte(c)?);
+    }
+    Some(bytes)
 }
 
 /// GPT-2's `encoder.json` (byte-level token strings → ids) and the merges of its `vocab.bpe`,
@@ -88,11 +123,7 @@ pub fn parse_gpt2(
     let encoder: HashMap<String, u32> = serde_json::from_slice(encoder_json)
         .map_err(|e| format!("encoder.json is not an object of token ids: {e}"))?;
     let alphabet = byte_level_alphabet();
-    let inverse: HashMap<char, u8> = alphabet
-        .iter()
-        .enumerate()
-        .map(|(b, &c)| (c, b as u8))
-        .collect();
+    let inverse = ByteLevelInverse::new();
     let merges = std::str::from_utf8(vocab_bpe).map_err(|_| "vocab.bpe is not UTF-8")?;
     // The ranks tiktoken derives: bytes first, then merges (the first line is a version header).
     // Single bytes: the printable ones (those that stand for themselves) first, in byte order.

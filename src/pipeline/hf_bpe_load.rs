@@ -1,10 +1,8 @@
 //! Builds an [`HfBpe`] from a `tokenizer.json` whose model is byte-level BPE.
 
-use std::collections::HashMap;
-
 use simdtok_kernels::Kernels;
 
-use crate::load::tiktoken::{byte_level_alphabet, byte_level_decode};
+use crate::load::tiktoken::{ByteLevelInverse, byte_level_decode};
 use crate::load::tokenizer_json::{StageSpec, TokenizerJson};
 use crate::models::merges_bpe::{Affixes, MergesBpe};
 use crate::options::LoadOptions;
@@ -46,12 +44,7 @@ pub fn from_tokenizer_json(
     if options.add_special_tokens && template.prefix.is_empty() && template.suffix.is_empty() {
         return Err("adding special tokens: the file's post_processor adds none".into());
     }
-    let alphabet = byte_level_alphabet();
-    let inverse: HashMap<char, u8> = alphabet
-        .iter()
-        .enumerate()
-        .map(|(b, &c)| (c, b as u8))
-        .collect();
+    let inverse = ByteLevelInverse::new();
     let decode = |t: &str| {
         byte_level_decode(t, &inverse)
             .ok_or_else(|| format!("{t:?} is not in GPT-2's byte-level alphabet"))
