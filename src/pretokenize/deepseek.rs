@@ -32,13 +32,12 @@ fn cjk_leads() -> &'static ByteSet {
     SET.get_or_init(|| ByteSet::from_fn(|b| (0xE3..=0xE9).contains(&b)))
 }
 
-/// Calls `piece` for each match of `\p{N}{1,max}` in `b`: every run of numbers, cut into groups
-/// of `max` characters from its start (the greedy repeat takes `max` whenever it can).
+/// Calls `piece` for each match of `\p{N}{1,k}` in `b`, `k` the scanner's group size: every run
+/// of numbers, cut into groups of `k` characters from its start (the scanners' own digit rule).
 pub(crate) fn numbers(
     kernels: &Kernels,
     sc: &Scanner,
     b: &[u8],
-    max: usize,
     piece: &mut impl FnMut(usize, usize),
 ) {
     let mut i = 0;
@@ -56,22 +55,9 @@ pub(crate) fn numbers(
             i += len;
             continue;
         }
-        let mut start = i;
-        let mut n = 0;
-        while i < b.len() {
-            let (f, len) = sc.tables.char_at(b, i);
-            if f & N == 0 {
-                break;
-            }
-            if n == max {
-                piece(start, i);
-                start = i;
-                n = 0;
-            }
-            i += len;
-            n += 1;
-        }
-        piece(start, i);
+        let e = sc.digits_end(b, i);
+        piece(i, e);
+        i = e;
     }
 }
 

@@ -1,6 +1,7 @@
 //! Pre-tokenizers for byte-level BPE: hand-written scanners that split text exactly as the
-//! GPT-2, cl100k (Llama 3, Qwen), o200k and Mistral's tekken regexes do under `fancy-regex` (tiktoken's engine), and
-//! a `fancy-regex` fallback for any other pattern.
+//! GPT-2, cl100k (Llama 3, Qwen), o200k and Mistral's tekken regexes do under `fancy-regex`
+//! (tiktoken's engine), matchers for DeepSeek V3's three `Split` regexes (module `deepseek`), and a
+//! `fancy-regex` fallback for any other pattern.
 //!
 //! The regexes are alternations with leftmost-first, backtracking semantics; `scan` writes each
 //! alternation out by hand (one token at a time from a token start), and `ascii` runs the same
@@ -193,13 +194,8 @@ impl Pattern {
             kind,
             digits,
             whole_trailing_space,
-            contractions: !matches!(
-                self,
-                Pattern::Tekken
-                    | Pattern::Numbers { .. }
-                    | Pattern::DeepSeekCjk
-                    | Pattern::DeepSeekWords
-            ),
+            // Tekken's letters take none; the match-only patterns have no letter rule.
+            contractions: self.tiles() && self != Pattern::Tekken,
             tables,
         }
     }
@@ -291,13 +287,9 @@ impl Splitter {
     pub fn split(&self, text: &str, mut piece: impl FnMut(usize, usize)) {
         match &self.inner {
             Inner::Scan(scan) => match scan.pattern {
-                Pattern::Numbers { max } => deepseek::numbers(
-                    self.kernels,
-                    &scan.scanner,
-                    text.as_bytes(),
-                    max as usize,
-                    &mut piece,
-                ),
+                Pattern::Numbers { .. } => {
+                    deepseek::numbers(self.kernels, &scan.scanner, text.as_bytes(), &mut piece)
+                }
                 Pattern::DeepSeekCjk => {
                     deepseek::cjk_runs(self.kernels, text.as_bytes(), &mut piece)
                 }

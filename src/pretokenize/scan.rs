@@ -82,7 +82,7 @@ impl Scanner {
 
     /// The end of `\p{N}{1,digits}` at `i` (a number).
     #[inline]
-    fn digits_end(&self, b: &[u8], mut i: usize) -> usize {
+    pub(super) fn digits_end(&self, b: &[u8], mut i: usize) -> usize {
         let mut n = 0;
         while i < b.len() && n < self.digits {
             let (f, len) = self.tables.char_at(b, i);
