@@ -1,7 +1,7 @@
 //! Pre-tokenizers for byte-level BPE: hand-written scanners that split text exactly as the
 //! GPT-2, cl100k (Llama 3, Qwen), o200k and Mistral's tekken regexes do under `fancy-regex`
-//! (tiktoken's engine), matchers for DeepSeek V3's three `Split` regexes (module `deepseek`), and a
-//! `fancy-regex` fallback for any other pattern.
+//! (tiktoken's engine), matchers for DeepSeek V3's three `Split` regexes (module `deepseek`),
+//! and a `fancy-regex` fallback for any other pattern.
 //!
 //! The regexes are alternations with leftmost-first, backtracking semantics; `scan` writes each
 //! alternation out by hand (one token at a time from a token start), and `ascii` runs the same
