@@ -15,7 +15,7 @@ use crate::normalize::hf::{self, Normalizer};
 use crate::pipeline::Pipeline;
 use crate::pipeline::added_tokens::{AddedTokens, Split};
 use crate::pipeline::sink::{self, Sink};
-use crate::pipeline::word_cache::{self, CachedPiece, WordCache, cached_piece};
+use crate::pipeline::word_cache::{self, CachedPiece, WordCache, cached_pieces};
 use crate::pretokenize::Splitter;
 use crate::pretokenize::chain::{self, Chain};
 
@@ -105,6 +105,22 @@ impl<S: Sink> Sink for CharSpans<'_, S> {
             return self.sink.push_tokens(at, tokens);
         }
         sink::push_each(self, at, tokens.iter().copied());
+    }
+
+    #[inline]
+    fn ids_only(&mut self) -> Option<&mut Vec<u32>> {
+        if S::OFFSETS {
+            return None;
+        }
+        self.sink.ids_only()
+    }
+
+    #[inline]
+    fn push_cached(&mut self, at: usize, ids: &[u32; 4], ends: &[u8; 4], n: usize) {
+        if !S::OFFSETS {
+            return self.sink.push_cached(at, ids, ends, n);
+        }
+        sink::push_cached_each(self, at, ids, ends, n);
     }
 
     #[inline]
@@ -372,11 +388,9 @@ impl HfBpe {
             first,
             input: text,
         };
-        for &(s, e) in pieces.iter() {
-            cached_piece(cache, bytes, (s, e), cached, &mut mapper, |out| {
-                self.parts.bpe.encode_piece(&bytes[s..e], merge, out)
-            });
-        }
+        cached_pieces(cache, bytes, pieces, cached, &mut mapper, |(s, e), out| {
+            self.parts.bpe.encode_piece(&bytes[s..e], merge, out)
+        });
     }
 
     /// The string of `id` as the reference shows it: an added token's content, else the

@@ -10,7 +10,7 @@ use crate::models::byte_bpe::{BpeScratch, ByteBpe};
 use crate::pipeline::Pipeline;
 use crate::pipeline::added_tokens::{AddedToken, AddedTokens, Split};
 use crate::pipeline::sink::Sink;
-use crate::pipeline::word_cache::{self, CachedPiece, WordCache, cached_piece};
+use crate::pipeline::word_cache::{self, CachedPiece, WordCache, cached_piece, cached_pieces};
 use crate::pretokenize::{Pattern, Splitter};
 
 /// The named encodings: the pattern and the special tokens tiktoken gives each.
@@ -87,7 +87,15 @@ struct Scratch {
     cached: CachedPiece,
     splits: Vec<Split>,
     cache: WordCache,
+    /// The pieces of the batch being gathered.
+    spans: Vec<(usize, usize)>,
 }
+
+/// Pieces gathered before they are encoded: enough to keep the encoding loop going, few enough
+/// to stay in the L1 cache.
+const PIECE_BATCH: usize = 256;
+/// Texts of this many bytes or more are encoded in batches of pieces.
+const BATCH_FROM: usize = 256;
 
 thread_local! {
     static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
@@ -167,16 +175,53 @@ impl Tiktoken {
         sink: &mut S,
     ) {
         let bytes = text.as_bytes();
+        if end - start < BATCH_FROM {
+            // A short text (a line): each piece encoded as the splitter finds it, without the
+            // batch's setup.
+            self.splitter.split(&text[start..end], |s, e| {
+                let (s, e) = (start + s, start + e);
+                cached_piece(
+                    &mut scratch.cache,
+                    bytes,
+                    (s, e),
+                    &mut scratch.cached,
+                    sink,
+                    |out| self.bpe.encode_piece(&bytes[s..e], &mut scratch.bpe, out),
+                );
+            });
+            return;
+        }
+        // The pieces are gathered, then encoded a batch at a time: the encoding loop then keeps
+        // its output cursor in registers ([`cached_pieces`]). 8 KiB texts +5 % (repeated
+        // passes), lines no faster (so they keep the direct way above).
+        let mut spans = std::mem::take(&mut scratch.spans);
+        spans.clear();
         self.splitter.split(&text[start..end], |s, e| {
-            let (s, e) = (start + s, start + e);
-            cached_piece(
-                &mut scratch.cache,
-                bytes,
-                (s, e),
-                &mut scratch.cached,
-                sink,
-                |out| self.bpe.encode_piece(&bytes[s..e], &mut scratch.bpe, out),
-            );
+            spans.push((start + s, start + e));
+            if spans.len() == PIECE_BATCH {
+                self.encode_pieces(bytes, &spans, scratch, sink);
+                spans.clear();
+            }
+        });
+        self.encode_pieces(bytes, &spans, scratch, sink);
+        scratch.spans = spans;
+    }
+
+    /// Encodes the pieces `spans` of `bytes`. A call of its own: inlined into the split loop's
+    /// callback, it crowded that loop's registers.
+    #[inline(never)]
+    fn encode_pieces<S: Sink>(
+        &self,
+        bytes: &[u8],
+        spans: &[(usize, usize)],
+        scratch: &mut Scratch,
+        sink: &mut S,
+    ) {
+        let Scratch {
+            bpe, cached, cache, ..
+        } = scratch;
+        cached_pieces(cache, bytes, spans, cached, sink, |(s, e), out| {
+            self.bpe.encode_piece(&bytes[s..e], bpe, out)
         });
     }
 
@@ -215,5 +260,102 @@ impl Pipeline for Tiktoken {
 
     fn token_string(&self, id: u32) -> String {
         self.piece(id)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    use crate::encoding::Encoding;
+    use crate::models::byte_bpe::{BpeScratch, PieceToken};
+
+    /// Every byte, and every substring of two or more bytes of some words (with and without a
+    /// leading space), shorter ones ranked first.
+    fn model(kernels: &'static Kernels) -> Tiktoken {
+        let words = [
+            "the", "quick", "brown", "fox", "jumps", "over", "lazy", "dog", "ing",
+        ];
+        let mut tokens: Vec<Vec<u8>> = (0..=255u8).map(|b| vec![b]).collect();
+        let mut extra = Vec::new();
+        for w in words {
+            for word in [w.to_owned(), format!(" {w}")] {
+                let b = word.as_bytes();
+                for len in 2..=b.len() {
+                    for s in 0..=b.len() - len {
+                        extra.push(b[s..s + len].to_vec());
+                    }
+                }
+            }
+        }
+        extra.sort_by_key(|t| t.len());
+        for t in extra {
+            if !tokens.contains(&t) {
+                tokens.push(t);
+            }
+        }
+        let pairs = tokens.into_iter().zip(0..).collect();
+        let bpe = ByteBpe::new(pairs, kernels).unwrap();
+        Tiktoken::new(bpe, Pattern::TiktokenCl100k, &[], false, kernels).unwrap()
+    }
+
+    /// The pieces of `text`, each encoded alone without any cache: ids and offsets.
+    fn oracle(t: &Tiktoken, text: &str) -> (Vec<u32>, Vec<(u32, u32)>) {
+        let (mut ids, mut offsets) = (Vec::new(), Vec::new());
+        let mut scratch = BpeScratch::default();
+        t.splitter.split(text, |s, e| {
+            let mut out: Vec<PieceToken> = Vec::new();
+            t.bpe
+                .encode_piece(&text.as_bytes()[s..e], &mut scratch, &mut out);
+            let mut at = s as u32;
+            for tok in out {
+                ids.push(tok.id);
+                offsets.push((at, at + tok.len));
+                at += tok.len;
+            }
+        });
+        (ids, offsets)
+    }
+
+    #[test]
+    fn texts_long_and_short_encode_as_their_pieces_do() {
+        // Random words (to turn the cache's bypass on), pieces of many tokens, prose.
+        let mut state = 0x2545_F491_4F6C_DD1Du64;
+        let mut random_words = String::new();
+        for _ in 0..3000 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let len = 2 + (state % 11) as usize;
+            random_words.push(' ');
+            for k in 0..len {
+                random_words.push((b'a' + ((state >> (5 * k)) % 26) as u8) as char);
+            }
+        }
+        let prose = "The quick brown fox jumps over the lazy dog, jumping over dogs; ";
+        let texts = [
+            String::new(),
+            "the fox".to_owned(),
+            prose.repeat(3),
+            prose.repeat(200),
+            format!("{}{random_words}{}", prose.repeat(20), prose.repeat(20)),
+            "qzxqzxqzxqzxqz))))]]]]}}}}, ".repeat(100),
+        ];
+        for kernels in [Kernels::scalar(), Kernels::active().unwrap()] {
+            let t = model(kernels);
+            // Twice: the second time from a cache the first filled.
+            for round in 0..2 {
+                for text in &texts {
+                    let (want_ids, want_offsets) = oracle(&t, text);
+                    let mut ids = vec![7];
+                    t.encode_ids_into(text, &mut ids);
+                    assert_eq!(ids, want_ids, "ids {round} {}", text.len());
+                    let mut full = Encoding::default();
+                    t.encode_into(text, &mut full, false);
+                    assert_eq!(full.ids, want_ids, "full {round} {}", text.len());
+                    assert_eq!(full.offsets, want_offsets, "offsets {round} {}", text.len());
+                }
+            }
+        }
     }
 }

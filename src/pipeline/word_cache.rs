@@ -4,12 +4,16 @@
 //! exact. Prose repeats a few thousand words over and over (English text, some 40 000 distinct
 //! pieces): a hit costs a 16-byte compare instead of a trie walk or a merge whose every step is
 //! a dependent load. The short tier holds 65536 entries of 40 bytes (2.5 MiB), two-way set
-//! associative: a new word replaces the less recently used of its set's two.
+//! associative: a new word replaces the less recently used of its set's two. Once it has
+//! evicted [`GROW_AFTER`] live BPE pieces it doubles, once, to 131072 entries (5 MiB): English has
+//! some 40 000 distinct pieces, and at 65536 entries a warm pass over 20 MB of it still missed
+//! 40 000 times (conflicts), against 14 000 at 131072 (cl100k, repeated passes +8–11 %). It
+//! grows after about 5 MB of English; a shorter text never pays for the larger table.
 //!
 //! BPE pieces of 17 to [`LONG_PIECE`] bytes — the letter runs of CJK text, where one piece is a
 //! whole clause and costs dozens of merges — and short ones of many tokens have a second tier
 //! ([`LongCache`]), allocated on first use: under 4.5 MiB. All told a thread's cache stays
-//! under 7 MiB.
+//! under 10 MiB.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -20,7 +24,7 @@ use crate::models::wordpiece::WordToken;
 #[cfg(test)]
 use crate::pipeline::long_cache::{LONG_MAX_TOKENS, LONG_PIECE};
 use crate::pipeline::long_cache::{LongCache, LongTokens};
-use crate::pipeline::sink::{Sink, push_each};
+use crate::pipeline::sink::{IdsCursor, Sink, push_each};
 
 static NEXT_OWNER: AtomicUsize = AtomicUsize::new(0);
 
@@ -33,9 +37,15 @@ pub fn new_owner() -> usize {
 pub const MAX_WORD: usize = 16;
 /// Results of up to this many tokens are cached.
 const MAX_TOKENS: usize = 4;
-/// 65536 slots (2.5 MiB): English text has tens of thousands of distinct pieces, and every
-/// miss is a lookup in a token table of megabytes.
+/// 65536 slots (2.5 MiB) to start with: English text has tens of thousands of distinct pieces,
+/// and every miss is a lookup in a token table of megabytes.
 const SLOTS: usize = 1 << 16;
+/// The slots after growing (5 MiB). Twice as many again (10 MiB) missed less still but was
+/// slower: the hits' lines fell out of the L2 cache.
+const MAX_SLOTS: usize = 1 << 17;
+/// Live entries evicted before the tier grows: some hundred for a megabyte of English, a few
+/// thousand by its third megabyte.
+const GROW_AFTER: usize = 4096;
 
 #[derive(Clone, Copy, Default)]
 struct Entry {
@@ -54,6 +64,10 @@ pub struct WordCache {
     /// The tokenizer whose results it holds: switching costs no clearing (see [`CacheOwner`]).
     owner: CacheOwner,
     entries: Box<[Entry]>,
+    /// `64 - log2(entries.len())`: a key's hash shifted by this is its slot.
+    shift: u32,
+    /// Live entries evicted so far: the tier grows when they reach [`GROW_AFTER`].
+    evictions: usize,
     long: LongCache,
     /// Whether [`cached_piece`] leaves the cache out (text whose pieces do not repeat).
     bypass: CacheBypass,
@@ -64,6 +78,8 @@ impl Default for WordCache {
         WordCache {
             owner: CacheOwner::default(),
             entries: vec![Entry::default(); SLOTS].into_boxed_slice(),
+            shift: 64 - SLOTS.trailing_zeros(),
+            evictions: 0,
             long: LongCache::default(),
             bypass: CacheBypass::default(),
         }
@@ -75,7 +91,8 @@ impl Default for WordCache {
 pub struct Key {
     words: [u64; 2],
     len: u8,
-    slot: usize,
+    /// The hash of the word: its top bits pick the slot.
+    hash: u64,
 }
 
 impl Key {
@@ -116,7 +133,7 @@ impl Key {
         Key {
             words: [lo, hi],
             len: len as u8,
-            slot: (h >> (64 - SLOTS.trailing_zeros())) as usize,
+            hash: h,
         }
     }
 
@@ -206,17 +223,9 @@ impl WordCache {
     /// Calls `emit(id, start, end)` for each cached token of the word; `false` on a miss.
     #[inline]
     pub fn get(&mut self, key: &Key, mut emit: impl FnMut(u32, u32, u32)) -> bool {
-        let set = key.slot & !1;
-        let stamp = self.owner.stamp();
-        let holds = |e: &Entry| e.stamp == stamp && e.key == key.words && e.len == key.len;
-        if !holds(&self.entries[set]) {
-            if !holds(&self.entries[set + 1]) {
-                return false;
-            }
-            // The most recently used entry of the set is its first.
-            self.entries.swap(set, set + 1);
-        }
-        let e = &self.entries[set];
+        let Some(e) = self.find(key) else {
+            return false;
+        };
         let mut start = 0u32;
         for i in 0..e.n as usize {
             let end = e.ends[i] as u32;
@@ -224,6 +233,22 @@ impl WordCache {
             start = end;
         }
         true
+    }
+
+    /// The entry of the word, `None` on a miss.
+    #[inline]
+    fn find(&mut self, key: &Key) -> Option<&Entry> {
+        let set = self.set_of(key);
+        let stamp = self.owner.stamp();
+        let holds = |e: &Entry| e.stamp == stamp && e.key == key.words && e.len == key.len;
+        if !holds(&self.entries[set]) {
+            if !holds(&self.entries[set + 1]) {
+                return None;
+            }
+            // The most recently used entry of the set is its first.
+            self.entries.swap(set, set + 1);
+        }
+        Some(&self.entries[set])
     }
 
     /// Stores the tokens of the word (when they fit).
@@ -243,9 +268,57 @@ impl WordCache {
             e.ends[i] = t.end as u8;
             e.ids[i] = t.id;
         }
-        let set = key.slot & !1;
+        let set = self.set_of(key);
+        let stamp = e.stamp;
+        let evicted = &self.entries[set + 1];
+        if evicted.n != 0 && evicted.stamp == stamp {
+            self.evictions += 1;
+        }
+        self.place_first(set, e);
+    }
+
+    /// Doubles the short tier once it has evicted [`GROW_AFTER`] live entries (once). For BPE
+    /// pieces only: a WordPiece miss is a trie walk of a short word, far cheaper than a BPE miss
+    /// (about 330 ns), and growing showed no gain for it (bert-base-uncased on `en-20mb`, within
+    /// the ±5 % noise of those runs).
+    #[inline]
+    pub fn grow_if_thrashing(&mut self) {
+        if self.evictions >= GROW_AFTER && self.entries.len() < MAX_SLOTS {
+            self.grow();
+        }
+    }
+
+    /// Puts `e` first in `set` (the most recently used), its first entry second, dropping the
+    /// second.
+    #[inline]
+    fn place_first(&mut self, set: usize, e: Entry) {
         self.entries[set + 1] = self.entries[set];
         self.entries[set] = e;
+    }
+
+    /// The first slot of the key's set.
+    #[inline]
+    fn set_of(&self, key: &Key) -> usize {
+        (key.hash >> self.shift) as usize & !1
+    }
+
+    /// Doubles the short tier, keeping its live entries (each set's first one first, so that it
+    /// stays the more recently used where two meet again).
+    #[cold]
+    #[inline(never)]
+    fn grow(&mut self) {
+        let larger = vec![Entry::default(); self.entries.len() * 2].into_boxed_slice();
+        let old = std::mem::replace(&mut self.entries, larger);
+        self.shift -= 1;
+        let stamp = self.owner.stamp();
+        for way in [1, 0] {
+            for e in old.iter().skip(way).step_by(2) {
+                if e.n != 0 && e.stamp == stamp {
+                    let key = Key::from_words(e.key[0], e.key[1], e.len as usize);
+                    self.place_first(self.set_of(&key), *e);
+                }
+            }
+        }
     }
 }
 
@@ -386,7 +459,8 @@ mod tests {
         let words: Vec<Vec<u8>> = (0..200_000u32)
             .map(|i| format!("w{i}").into_bytes())
             .collect();
-        let set = |w: &[u8]| Key::new(w).slot & !1;
+        let probe = WordCache::default();
+        let set = |w: &[u8]| probe.set_of(&Key::new(w));
         let a = &words[0];
         let mut same = words[1..].iter().filter(|w| set(w) == set(a));
         let (b, c) = (same.next().unwrap(), same.next().unwrap());
@@ -405,6 +479,59 @@ mod tests {
     }
 
     #[test]
+    fn the_short_tier_grows_once_after_evictions_and_keeps_its_words() {
+        let words: Vec<Vec<u8>> = (0..400_000u32)
+            .map(|i| format!("w{i}").into_bytes())
+            .collect();
+        let mut cache = WordCache::default();
+        cache.claim(1);
+        // Each new word is followed by a word seen before, so that the hit rate keeps the cache
+        // from going around itself (see `CacheBypass`).
+        let store = |cache: &mut WordCache, w: &[u8]| {
+            through(cache, w, 0);
+            through(cache, b"again", 0);
+        };
+        // Ten thousand words evict a few (sets of three), not enough to grow.
+        for w in &words[..10_000] {
+            store(&mut cache, w);
+        }
+        assert!(cache.evictions > 0 && cache.evictions < GROW_AFTER);
+        assert_eq!(cache.entries.len(), SLOTS);
+        // More words: it grows, once.
+        let mut grew_at = None;
+        for (i, w) in words.iter().enumerate().skip(10_000) {
+            store(&mut cache, w);
+            if grew_at.is_none() && cache.entries.len() > SLOTS {
+                grew_at = Some(i);
+                // The words just stored are still there after the move.
+                for w in &words[i - 200..=i] {
+                    assert!(!through(&mut cache, w, 0).1, "{i}");
+                }
+            }
+        }
+        assert!(grew_at.is_some());
+        assert_eq!(cache.entries.len(), MAX_SLOTS);
+        // Every set still keeps its most recently used word first, and answers both.
+        let n = words.len();
+        for w in &words[n - 1000..] {
+            assert!(!through(&mut cache, w, 0).1);
+        }
+        // WordPiece's words (`put` alone) never make it grow.
+        let mut words_only = WordCache::default();
+        words_only.claim(2);
+        let token = [WordToken {
+            id: 1,
+            start: 0,
+            end: 1,
+        }];
+        for w in &words {
+            words_only.put(&Key::new(w), &token);
+        }
+        assert!(words_only.evictions >= GROW_AFTER);
+        assert_eq!(words_only.entries.len(), SLOTS);
+    }
+
+    #[test]
     fn ascii_keys_match_copied_keys() {
         let text = b"Hello WORLD, a-Zz@[`{ 0123456789ABCDEFGHIJ";
         for at in 0..text.len() {
@@ -420,7 +547,7 @@ mod tests {
                     let (bytes, n) = k.bytes();
                     assert_eq!(&bytes[..n], &want[..], "{at} {len} {lowercase}");
                     let w = Key::new(&want);
-                    assert_eq!((k.words, k.len, k.slot), (w.words, w.len, w.slot));
+                    assert_eq!((k.words, k.len, k.hash), (w.words, w.len, w.hash));
                 }
             }
         }
@@ -436,8 +563,8 @@ mod tests {
                 let k = Key::in_text(&text, at, len);
                 let w = Key::new(&text[at..at + len]);
                 assert_eq!(
-                    (k.words, k.len, k.slot),
-                    (w.words, w.len, w.slot),
+                    (k.words, k.len, k.hash),
+                    (w.words, w.len, w.hash),
                     "{at} {len}"
                 );
             }
@@ -465,19 +592,97 @@ pub(crate) fn cached_piece<S: Sink>(
     sink: &mut S,
     encode: impl FnOnce(&mut Vec<PieceToken>),
 ) {
+    match short_hit(cache, text, (at, end)) {
+        Some(hit) => sink.push_cached(at, &hit.ids, &hit.ends, hit.n),
+        None => missed_piece(cache, text, (at, end), buffers, sink, encode),
+    }
+}
+
+/// [`cached_piece`] for each piece of `spans`, in order; `encode(span, tokens)` encodes one.
+/// Into an ids-only output the hits go through an [`IdsCursor`], four ids at a time.
+#[inline]
+pub(crate) fn cached_pieces<S: Sink>(
+    cache: &mut WordCache,
+    text: &[u8],
+    spans: &[(usize, usize)],
+    buffers: &mut CachedPiece,
+    sink: &mut S,
+    mut encode: impl FnMut((usize, usize), &mut Vec<PieceToken>),
+) {
+    if let Some(ids) = sink.ids_only() {
+        // English makes a token or so per piece.
+        let mut out = IdsCursor::new(ids, spans.len() + spans.len() / 4);
+        for &span in spans {
+            match short_hit(cache, text, span) {
+                Some(hit) => out.push_four(hit.ids, hit.n),
+                None => out.with_vec(|ids| {
+                    missed_piece_out_of_line(cache, text, span, buffers, ids, &mut encode)
+                }),
+            }
+        }
+        return;
+    }
+    for &span in spans {
+        cached_piece(cache, text, span, buffers, sink, |t| encode(span, t));
+    }
+}
+
+/// [`missed_piece`] into an ids-only output, as a call: inlined, it made the loop of hits in
+/// [`cached_pieces`] too large for its registers.
+#[inline(never)]
+fn missed_piece_out_of_line(
+    cache: &mut WordCache,
+    text: &[u8],
+    span: (usize, usize),
+    buffers: &mut CachedPiece,
+    ids: &mut Vec<u32>,
+    encode: &mut impl FnMut((usize, usize), &mut Vec<PieceToken>),
+) {
+    missed_piece(cache, text, span, buffers, ids, |t| encode(span, t));
+}
+
+/// A piece's tokens in the short tier: `n` ids, and their ends relative to the piece.
+struct ShortHit {
+    ids: [u32; MAX_TOKENS],
+    ends: [u8; MAX_TOKENS],
+    n: usize,
+}
+
+/// The short tier's tokens of `text[at..end]`, counted as a hit; `None` when the piece is too
+/// long for the tier, the cache is bypassed, or the tier does not hold it (nothing counted:
+/// [`missed_piece`] goes on from there).
+#[inline(always)]
+fn short_hit(cache: &mut WordCache, text: &[u8], (at, end): (usize, usize)) -> Option<ShortHit> {
+    if end - at > MAX_WORD || cache.bypass.is_bypassing() {
+        return None;
+    }
+    let e = cache.find(&Key::in_text(text, at, end - at))?;
+    let hit = ShortHit {
+        ids: e.ids,
+        ends: e.ends,
+        n: e.n as usize,
+    };
+    cache.bypass.record(true);
+    Some(hit)
+}
+
+/// [`cached_piece`] for a piece [`short_hit`] did not answer: the bypass, the long tier, or the
+/// encoder (whose result is then stored).
+#[inline]
+fn missed_piece<S: Sink>(
+    cache: &mut WordCache,
+    text: &[u8],
+    (at, end): (usize, usize),
+    buffers: &mut CachedPiece,
+    sink: &mut S,
+    encode: impl FnOnce(&mut Vec<PieceToken>),
+) {
     let piece = &text[at..end];
     if cache.bypass.skips() {
         return uncached_piece(buffers, sink, at, encode);
     }
     if piece.len() > MAX_WORD {
         return cached_long_piece(cache, piece, buffers, sink, at, encode);
-    }
-    let key = Key::in_text(text, at, piece.len());
-    if cache.get(&key, |id, s, e| {
-        sink.push(id, at + s as usize, at + e as usize)
-    }) {
-        cache.bypass.record(true);
-        return;
     }
     // Short pieces of many tokens (rare in prose, common in code) live in the long tier.
     if let Some(tokens) = cache.get_long(piece) {
@@ -504,7 +709,8 @@ pub(crate) fn cached_piece<S: Sink>(
         });
         start += t.len;
     }
-    cache.put(&key, &buffers.spans);
+    cache.put(&Key::in_text(text, at, piece.len()), &buffers.spans);
+    cache.grow_if_thrashing();
 }
 
 /// [`cached_piece`] for a piece of more than [`MAX_WORD`] bytes: the long tier.
