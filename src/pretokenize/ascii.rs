@@ -11,7 +11,7 @@
 //! need a character past the window (a non-ASCII character, or the window's end) is left to the
 //! scanner, which is exact everywhere, so the fast path only ever changes the speed.
 
-use std::cell::RefCell;
+use std::cell::Cell;
 
 use simdtok_kernels::{BlockMasks, ByteClassSpec, ByteClassTable, ClassSet, Kernels};
 
@@ -41,7 +41,7 @@ const WINDOW: usize = 8192;
 const MIN_FAST: usize = 24;
 
 thread_local! {
-    static MASKS: RefCell<Vec<BlockMasks>> = const { RefCell::new(Vec::new()) };
+    static MASKS: Cell<Vec<BlockMasks>> = const { Cell::new(Vec::new()) };
 }
 
 /// The ASCII fast path of one scanner.
@@ -87,14 +87,34 @@ struct Window<'a> {
 }
 
 impl Window<'_> {
-    /// Whether the block phase may decide the window's last block too: the window ends the
-    /// text, and not with whitespace. Past the end no class holds, which is what the end of
-    /// the text means to every rule but `\s+(?!\S)` on a trailing run of whitespace.
+    /// Whether the block phase may decide the window's last block too.
+    /// - When the window ends the text, and not with whitespace: past the end no class holds,
+    ///   which is what the end of the text means to every rule but `\s+(?!\S)` on a trailing
+    ///   run of whitespace.
+    /// - When the window ends inside the text (at a non-ASCII character, or after [`WINDOW`]
+    ///   bytes), for the token starts before its last byte ([`Window::certain_starts`]): text
+    ///   with a curly quote or an accented letter every line or so would otherwise go token by
+    ///   token.
     #[inline]
     fn last_block_decidable(&self) -> bool {
-        self.at_text_end
-            && self.end > self.base
-            && !matches!(self.b[self.end - 1], b'\t'..=b'\r' | b' ')
+        !self.at_text_end
+            || (self.end > self.base && !matches!(self.b[self.end - 1], b'\t'..=b'\r' | b' '))
+    }
+
+    /// The token starts of `block` that do not depend on what follows the window: all of them
+    /// but in the last block of a window that ends inside the text, where the byte at `end` is
+    /// unknown. The bit rules look one byte ahead (`\s+(?!\S)`, a prefix before a letter);
+    /// what looks further (contractions, indentation after a newline, long digit runs) stops
+    /// the block phase before the window's end. So a start before `end - 1` is certain.
+    #[inline(always)]
+    fn certain_starts(&self, block: usize) -> u64 {
+        let block_start = self.base + block * 64;
+        if self.at_text_end || self.end > block_start + 64 {
+            !0
+        } else {
+            // `end - 1` is in this block: keep the bits below it.
+            (1u64 << (self.end - 1 - block_start)) - 1
+        }
     }
 
     /// The first position at or after `from` (absolute, `from <= end`) whose byte is in none of
@@ -212,26 +232,27 @@ impl Fast {
         text: &str,
         piece: &mut impl FnMut(usize, usize),
     ) {
+        // A text too short for the fast path is the scanner's alone: no thread-local, no kernel
+        // calls (a one-word text took twice as long through them).
+        if text.len() < MIN_FAST {
+            let b = text.as_bytes();
+            let mut s = 0;
+            while s < b.len() {
+                let e = scanner.next(b, s);
+                piece(s, e);
+                s = e;
+            }
+            return;
+        }
         // The masks buffer is taken out of the thread-local for the call (a `piece` that splits
-        // again on this thread gets a fresh one instead of a borrow panic).
-        let mut masks = MASKS.with(|m| m.try_borrow_mut().map(|mut m| std::mem::take(&mut *m)));
-        let mut local = Vec::new();
-        let buf = match &mut masks {
-            Ok(m) => m,
-            Err(_) => &mut local,
-        };
+        // again on this thread finds it empty and grows one of its own).
+        let mut masks = MASKS.with(Cell::take);
         match scanner.kind {
-            Kind::Gpt2 => self.split_with::<GPT2>(kernels, scanner, text, buf, piece),
-            Kind::Cl100k => self.split_with::<CL100K>(kernels, scanner, text, buf, piece),
-            Kind::O200k => self.split_with::<O200K>(kernels, scanner, text, buf, piece),
+            Kind::Gpt2 => self.split_with::<GPT2>(kernels, scanner, text, &mut masks, piece),
+            Kind::Cl100k => self.split_with::<CL100K>(kernels, scanner, text, &mut masks, piece),
+            Kind::O200k => self.split_with::<O200K>(kernels, scanner, text, &mut masks, piece),
         }
-        if let Ok(m) = masks {
-            MASKS.with(|cell| {
-                if let Ok(mut cell) = cell.try_borrow_mut() {
-                    *cell = m;
-                }
-            });
-        }
+        MASKS.with(|cell| cell.set(masks));
     }
 
     fn split_with<const K: u8>(
@@ -245,10 +266,11 @@ impl Fast {
         let b = text.as_bytes();
         let mut s = 0;
         while s < b.len() {
-            if b[s] < 0x80 {
+            // A short rest of the text is the scanner's too.
+            if b[s] < 0x80 && b.len() - s >= MIN_FAST {
                 let limit = b.len().min(s + WINDOW);
                 let ascii = kernels.ascii_prefix_len(&b[s..limit]);
-                if ascii >= MIN_FAST || s + ascii == b.len() {
+                if ascii >= MIN_FAST {
                     let end = s + ascii;
                     kernels.classify(&self.classes, &b[s..end], masks);
                     let window = Window {
@@ -706,7 +728,7 @@ impl Fast {
                     }
                 }
             }
-            starts &= keep;
+            starts &= keep & w.certain_starts(block);
             // Emit the tokens that end at this block's starts (those after `prev`). The loop
             // body runs at least once when entered, which lets the compiler keep a caller's
             // per-piece state in registers across it.
