@@ -58,12 +58,13 @@ usage: bench-peers [--family spm|wordpiece|bpe|all] [--quick] [--model NAME]... 
                    (tiktoken rank files, GPT-2 encoder.json, BPE tokenizer.json) or all (default:
                    SentencePiece, then WordPiece, then BPE)
   --quick          3 passes, corpora cut to their first 256 KiB (the one-text inputs stay 1 MB,
-                   BPE's en-20mb stays 20 MB but has one first-pass run)
+                   BPE's en-20mb(-docs) stay 20 MB but have one first-pass run)
   --model NAME     only models whose name contains NAME (repeatable)
   --corpus NAME    only inputs whose name contains NAME (repeatable; repeat-a and repeat-日 are
                    the 1 MB repeated-character inputs; WordPiece: repeat-a, repeat-中, words-a99;
-                   BPE: repeat-a, repeat-space, repeat-中, random-bytes and en-20mb, the 20 MB
-                   first-pass vs repeated-passes measurement)
+                   BPE: repeat-a, repeat-space, repeat-中, random-bytes, and en-20mb and
+                   en-20mb-docs, the 20 MB first-pass vs repeated-passes measurement line by line
+                   and as documents of 8 KiB)
   --impls LIST     comma-separated. SentencePiece: simdtok,spm-cpp,spm-crate,spm-py,kitoken,tokie
                    (simdtok is always run: it is the reference the others are checked against).
                    WordPiece: tokenizers,simdtok-fast,simdtok-linear,kitoken,tokie (simdtok = both
@@ -73,7 +74,7 @@ usage: bench-peers [--family spm|wordpiece|bpe|all] [--quick] [--model NAME]... 
                    tokenizers is 0.23, run only when named)
   --passes N       timed passes per cell (default 5, BPE 3; a warm-up pass that also checks ids
                    comes first)
-  --first-runs N   BPE en-20mb: fresh processes per first-pass figure, the median (default 3;
+  --first-runs N   BPE en-20mb(-docs): fresh processes per first-pass figure, the median (default 3;
                    --quick: 1)
   --repeat-limit S skip an implementation on a one-text input when one pass is estimated (from 16
                    and 64 KiB prefixes) to take over S seconds (default 30, BPE 10; --quick: 5)
@@ -540,7 +541,7 @@ fn run(opts: &Options) -> Result<String, String> {
     let bpe_inputs: Vec<&Input> = corpora.iter().chain(&bpe_extra.one_text).collect();
     let spm_run = !spm_models.is_empty() && !spm_inputs.is_empty();
     let wp_run = !wp_models.is_empty() && !wp_inputs.is_empty();
-    let bpe_run = !bpe_models.is_empty() && (!bpe_inputs.is_empty() || bpe_extra.big.is_some());
+    let bpe_run = !bpe_models.is_empty() && (!bpe_inputs.is_empty() || !bpe_extra.big.is_empty());
     if !spm_run && !wp_run && !bpe_run {
         return Err("no input matches --corpus".to_owned());
     }
@@ -566,7 +567,7 @@ fn run(opts: &Options) -> Result<String, String> {
     }
     if bpe_run {
         let bpe_started = Instant::now();
-        let results = bpe::run(opts, &bpe_models, &bpe_inputs, bpe_extra.big.as_ref());
+        let results = bpe::run(opts, &bpe_models, &bpe_inputs, &bpe_extra.big);
         let seconds = bpe_started.elapsed().as_secs_f64();
         if spm_run || wp_run {
             out.push_str("\n## Byte-level BPE\n\n");
