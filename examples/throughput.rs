@@ -2,7 +2,7 @@
 //! repeated passes: a quick profiling target (`perf record`), not a comparison (see bench-peers).
 //!
 //! cargo run --release --example throughput -- MODEL CORPUS [PASSES]
-//! (environment: THRASH=MB, BEFORE=MODEL:FILE,…;… — see below)
+//! (environment: THRASH=MB, BEFORE=MODEL:FILE,…;…, DOCS=BYTES — see below)
 
 use std::time::Instant;
 
@@ -35,7 +35,29 @@ fn main() {
     }
     let tok = simdtok::Tokenizer::from_file(model).expect("model loads");
     let text = std::fs::read_to_string(corpus).expect("corpus is UTF-8");
-    let lines: Vec<&str> = text.lines().collect();
+    // DOCS=BYTES: the texts are documents of that many bytes or a line more (line ends kept),
+    // as bench-peers' `en-20mb-docs`, instead of the lines.
+    let docs: usize = std::env::var("DOCS")
+        .ok()
+        .map(|v| v.parse().expect("DOCS is a number of bytes"))
+        .unwrap_or(0);
+    let lines: Vec<&str> = if docs == 0 {
+        text.lines().collect()
+    } else {
+        let mut out = Vec::new();
+        let mut start = 0;
+        while start < text.len() {
+            // A line end is one byte: the search may start inside a character.
+            let from = (start + docs).min(text.len());
+            let end = text.as_bytes()[from..]
+                .iter()
+                .position(|&b| b == b'\n')
+                .map_or(text.len(), |i| from + i + 1);
+            out.push(&text[start..end]);
+            start = end;
+        }
+        out
+    };
     let bytes: usize = lines.iter().map(|l| l.len()).sum();
     let mut ids = Vec::new();
     // THRASH=MB: walks that many megabytes between passes, as other encoders do between
