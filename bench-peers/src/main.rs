@@ -11,6 +11,7 @@
 mod bpe;
 mod measure;
 mod peers;
+mod pretok;
 mod python;
 mod report;
 
@@ -35,6 +36,9 @@ const CORPORA: [&str; 6] = [
     "multi_udhr_all_languages",
     "emoji_unicode15_emoji-test",
 ];
+
+/// Timed passes of each pre-tokenizer over each 20 MB input (a pass takes 20–50 ms).
+const PRETOK_PASSES: usize = 9;
 
 /// The prose that the repeated-character inputs are compared with.
 const PROSE: &str = "en_kjv_bible";
@@ -573,6 +577,9 @@ fn run(opts: &Options) -> Result<String, String> {
             out.push_str("\n## Byte-level BPE\n\n");
         }
         out.push_str(&bpe::report(opts, &results, seconds));
+        // The split alone, on the 20 MB inputs, where the whole encodings are compared.
+        let rows = pretok::run(&bpe_extra.big, &opts.models, PRETOK_PASSES);
+        out.push_str(&pretok::report(&rows, PRETOK_PASSES));
     }
     eprintln!("done in {:.0} s", started.elapsed().as_secs_f64());
     Ok(out)
