@@ -322,6 +322,11 @@ BPE_EDGE_TEXT = [
     ("bpe_sentence_numbers", "In 2024, 3.5 million people paid $1,234.56 each (about 12%)."),
     ("bpe_chat_like", "User: Hi!\nAssistant: Hello! How can I help you today?\n\nUser: Thanks.\n"),
     ("bpe_dotted_words", "a.b.c.d e-f-g h_i_j k:l;m"),
+    # words that are no token but share a 32-bit digest with one in a perfect hash of cl100k's
+    # vocabulary as `tokenizers` 1.0.0-rc.3 builds it for gpt35turbo.tokenizer.json (which then
+    # emits " HsHdqh" as "__[", " gzNjCj" as "enddate", " Euzqav" as " simply"; see
+    # docs/benchmarks.md): an encoder must compare the bytes, not only a hash
+    ("bpe_digest_collisions", "The HsHdqh is here. The gzNjCj is here. The Euzqav is here. The LKxcXt is here."),
 ]
 
 # Generated inputs (see gen_sentencepiece.EDGE_GEN): all of those and of
