@@ -244,6 +244,8 @@ pub struct BpeResult {
     /// What each peer loaded, where it is not simdtok's file, and the bundled-ranks checks.
     sources: Vec<String>,
     big: Vec<Big>,
+    /// Every loaded implementation on the model's committed goldens (`Err`: none for it).
+    goldens: Result<Vec<crate::goldens::Outcome>, String>,
 }
 
 /// Runs every BPE model: the corpora and worst cases, then (for [`BIG_MODELS`]) the 20 MB text.
@@ -284,6 +286,7 @@ pub fn run(
         order.extend(opts.bpe_impls.iter().copied().filter(|&i| i != reference));
         let loads = probe_loads(opts, &opts.bpe_impls, spec);
         let mut encoders = load_encoders(order.iter().copied(), spec);
+        let goldens = crate::goldens::check(spec.name, &mut encoders);
         let sources = sources(spec, &opts.bpe_impls);
         let pieces = match peers::bpe_pieces(spec) {
             Some(table) => Some(Pieces::Table(table)),
@@ -322,6 +325,7 @@ pub fn run(
             },
             sources,
             big,
+            goldens,
         });
     }
     results
@@ -778,6 +782,70 @@ pub fn report(opts: &Options, results: &[BpeResult], seconds: f64) -> String {
     out.push_str(&report_targets(results));
     out.push_str(&report_loads(opts, results, &columns));
     out.push_str(&report_differences(results, &columns));
+    out.push_str(&report_goldens(results, &columns));
+    out
+}
+
+/// Every implementation against the committed goldens' edge cases: a table of the cases whose
+/// ids differ, per model.
+fn report_goldens(results: &[BpeResult], columns: &[Impl]) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "\n**Against the committed goldens** (`tests/golden/bpe/<model>.jsonl.gz`, ids from \
+         tiktoken 0.14.0 for the rank files and GPT-2, `tokenizers` 0.23.3 for the \
+         `tokenizer.json` files; their edge cases that carry text and ids, each encoded once by \
+         every implementation that loaded the model, `tokenizers` 1.0 included; cells: cases \
+         whose ids differ, of all, then `+k` cases that differ in texts holding special-token \
+         syntax (`<|`, `<s>`, `</s>`, `<unk>`), where an API that matches added tokens in the \
+         text and tiktoken's `encode_ordinary` differ by design; the names of up to {} of the \
+         others below the table):\n",
+        crate::MORE_EXAMPLES + 1
+    );
+    let _ = writeln!(
+        out,
+        "| model | {} |\n|:---|{}",
+        labels(columns).collect::<Vec<_>>().join(" | "),
+        "---:|".repeat(columns.len())
+    );
+    let mut named = Vec::new();
+    for r in results {
+        let name = r.model.spec.name;
+        let outcomes = match &r.goldens {
+            Ok(o) => o,
+            Err(e) => {
+                let _ = writeln!(out, "| `{name}` | {e} |");
+                continue;
+            }
+        };
+        let _ = write!(out, "| `{name}` |");
+        for &c in columns {
+            let cell = outcomes
+                .iter()
+                .find(|o| o.imp == c)
+                .map_or("–".to_owned(), |o| {
+                    if !o.differ.is_empty() {
+                        named.push((name, c, &o.differ));
+                    }
+                    let special = if o.special.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" +{}", o.special.len())
+                    };
+                    format!("{} of {}{special}", o.differ.len(), o.cases)
+                });
+            let _ = write!(out, " {cell} |");
+        }
+        out.push('\n');
+    }
+    for (model, imp, differ) in named {
+        let shown: Vec<String> = differ
+            .iter()
+            .take(crate::MORE_EXAMPLES + 1)
+            .map(|n| format!("`{n}`"))
+            .collect();
+        let _ = writeln!(out, "- {} on `{model}`: {}", label(imp), shown.join(", "));
+    }
     out
 }
 

@@ -9,6 +9,7 @@
 //! ```
 
 mod bpe;
+mod goldens;
 mod measure;
 mod peers;
 mod pretok;
@@ -275,7 +276,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Options, String>
 }
 
 /// An implementation and what loading the model gave it.
-type Loaded = (Impl, Result<Box<dyn Encoder>, String>);
+pub(crate) type Loaded = (Impl, Result<Box<dyn Encoder>, String>);
 
 /// One input: texts as spans of one string.
 struct Input {
