@@ -3,13 +3,9 @@
 //! WordPiece of a word, and BPE of a piece, depend on its bytes alone, so a cached result is
 //! exact. Prose repeats a few thousand words over and over (English text, some 40 000 distinct
 //! pieces): a hit costs a 16-byte compare instead of a trie walk or a merge whose every step is
-//! a dependent load. The short tier holds words of up to three tokens in 65536 entries of 32
-//! bytes (2 MiB), two-way set associative, a set per cache line: a new word replaces the less
-//! recently used of its set's two. (Entries of 40 bytes with four tokens straddled two lines
-//! half the time; at 32 bytes the first pass over `en-20mb` as 8 KiB documents ran 4 % faster
-//! on cl100k, and Python code 15 %, repeated passes level. Short words of four tokens go to the
-//! long tier.) Once it has evicted [`GROW_AFTER`] live BPE pieces it doubles, once, to 131072
-//! entries (4 MiB): English has
+//! a dependent load. The short tier holds 65536 entries of 40 bytes (2.5 MiB), two-way set
+//! associative: a new word replaces the less recently used of its set's two. Once it has
+//! evicted [`GROW_AFTER`] live BPE pieces it doubles, once, to 131072 entries (5 MiB): English has
 //! some 40 000 distinct pieces, and at 65536 entries a warm pass over 20 MB of it still missed
 //! 40 000 times (conflicts), against 14 000 at 131072 (cl100k, repeated passes +8–11 %). It
 //! grows after about 5 MB of English; a shorter text never pays for the larger table.
@@ -39,88 +35,36 @@ pub fn new_owner() -> usize {
 
 /// Words up to this many bytes are cached.
 pub const MAX_WORD: usize = 16;
-/// Results of up to this many tokens are cached (in the short tier; the long tier takes more).
-const SHORT_TOKENS: usize = 3;
-/// What a hit hands on: the sinks take four ids at a time.
+/// Results of up to this many tokens are cached.
 const MAX_TOKENS: usize = 4;
-/// 65536 slots (2 MiB) to start with: English text has tens of thousands of distinct pieces,
+/// 65536 slots (2.5 MiB) to start with: English text has tens of thousands of distinct pieces,
 /// and every miss is a lookup in a token table of megabytes.
 const SLOTS: usize = 1 << 16;
-/// The slots after growing (4 MiB). Twice as many again (then 10 MiB, at 40 bytes a slot)
-/// missed less still but was slower: the hits' lines fell out of the L2 cache.
+/// The slots after growing (5 MiB). Twice as many again (10 MiB) missed less still but was
+/// slower: the hits' lines fell out of the L2 cache.
 const MAX_SLOTS: usize = 1 << 17;
 /// Live entries evicted before the tier grows: some hundred for a megabyte of English, a few
 /// thousand by its third megabyte.
 const GROW_AFTER: usize = 4096;
 
-/// One word: 32 bytes, so that a set of two is one cache line.
 #[derive(Clone, Copy, Default)]
-#[repr(C, align(32))]
 struct Entry {
     key: [u64; 2],
-    ids: [u32; SHORT_TOKENS],
-    /// The cache's stamp when the entry was stored (bits 0–15; entries of another stamp are
-    /// empty, and no stamp is 0), the word's length less one (16–19), the number of tokens
-    /// (20–21), and the ends of the first two tokens when they are not the word's end (22–25,
-    /// 26–29). All 0 for an empty slot.
-    meta: u32,
+    len: u8,
+    /// Tokens; 0 for an empty slot.
+    n: u8,
+    ends: [u8; MAX_TOKENS],
+    /// The cache's stamp when the entry was stored: entries of another stamp are empty.
+    stamp: Stamp,
+    ids: [u32; MAX_TOKENS],
 }
-
-/// The bits of [`Entry::meta`] that a lookup compares: the stamp and the length.
-const STAMP_AND_LEN: u32 = 0xF_FFFF;
-
-impl Entry {
-    /// `stamp` and `len` (1 to 16) as [`Entry::meta`] holds them.
-    #[inline(always)]
-    fn stamp_and_len(stamp: Stamp, len: usize) -> u32 {
-        u32::from(stamp.bits()) | ((len as u32 - 1) & 15) << 16
-    }
-
-    #[inline(always)]
-    fn n(&self) -> usize {
-        (self.meta >> 20 & 3) as usize
-    }
-
-    #[inline(always)]
-    fn len(&self) -> usize {
-        (self.meta >> 16 & 15) as usize + 1
-    }
-
-    #[inline(always)]
-    fn stamp(&self) -> u16 {
-        self.meta as u16
-    }
-
-    /// The tokens' ends, relative to the word.
-    #[inline(always)]
-    fn ends(&self) -> [u8; MAX_TOKENS] {
-        let len = self.len() as u8;
-        let (first, second) = ((self.meta >> 22 & 15) as u8, (self.meta >> 26 & 15) as u8);
-        match self.n() {
-            1 => [len, 0, 0, 0],
-            2 => [first, len, 0, 0],
-            _ => [first, second, len, 0],
-        }
-    }
-
-    /// The ids, four at a time (past [`Entry::n`], zeros).
-    #[inline(always)]
-    fn ids(&self) -> [u32; MAX_TOKENS] {
-        [self.ids[0], self.ids[1], self.ids[2], 0]
-    }
-}
-
-/// Two entries, the more recently used first, in one cache line.
-#[derive(Clone, Copy, Default)]
-#[repr(C, align(64))]
-struct Set([Entry; 2]);
 
 /// The cache of one thread for one tokenizer.
 pub struct WordCache {
     /// The tokenizer whose results it holds: switching costs no clearing (see [`CacheOwner`]).
     owner: CacheOwner,
-    sets: Box<[Set]>,
-    /// `64 - log2(sets.len())`: a key's hash shifted by this is its set.
+    entries: Box<[Entry]>,
+    /// `64 - log2(entries.len())`: a key's hash shifted by this is its slot.
     shift: u32,
     /// Live entries evicted so far: the tier grows when they reach [`GROW_AFTER`].
     evictions: usize,
@@ -133,8 +77,8 @@ impl Default for WordCache {
     fn default() -> Self {
         WordCache {
             owner: CacheOwner::default(),
-            sets: vec![Set::default(); SLOTS / 2].into_boxed_slice(),
-            shift: 64 - (SLOTS / 2).trailing_zeros(),
+            entries: vec![Entry::default(); SLOTS].into_boxed_slice(),
+            shift: 64 - SLOTS.trailing_zeros(),
             evictions: 0,
             long: LongCache::default(),
             bypass: CacheBypass::default(),
@@ -258,7 +202,7 @@ impl WordCache {
     /// Whether a short word of `n` tokens fits in the short tier.
     #[inline]
     pub fn fits(&self, n: usize) -> bool {
-        (1..=SHORT_TOKENS).contains(&n)
+        (1..=MAX_TOKENS).contains(&n)
     }
 
     /// Empties the cache when it belongs to another tokenizer than `owner`.
@@ -266,7 +210,7 @@ impl WordCache {
     pub fn claim(&mut self, owner: usize) {
         let claim = self.owner.claim(owner);
         if claim == Claim::Wrapped {
-            self.sets.fill(Set::default());
+            self.entries.fill(Entry::default());
             self.long.clear();
         }
         if claim != Claim::Same {
@@ -282,11 +226,10 @@ impl WordCache {
         let Some(e) = self.find(key) else {
             return false;
         };
-        let (ids, ends) = (e.ids(), e.ends());
         let mut start = 0u32;
-        for i in 0..e.n() {
-            let end = ends[i] as u32;
-            emit(ids[i], start, end);
+        for i in 0..e.n as usize {
+            let end = e.ends[i] as u32;
+            emit(e.ids[i], start, end);
             start = end;
         }
         true
@@ -295,59 +238,40 @@ impl WordCache {
     /// The entry of the word, `None` on a miss.
     #[inline]
     fn find(&mut self, key: &Key) -> Option<&Entry> {
-        if key.len == 0 {
-            return None;
-        }
-        let want = Entry::stamp_and_len(self.owner.stamp(), key.len as usize);
-        let holds = |e: &Entry| e.meta & STAMP_AND_LEN == want && e.key == key.words;
         let set = self.set_of(key);
-        let ways = &mut self.sets[set].0;
-        if !holds(&ways[0]) {
-            if !holds(&ways[1]) {
+        let stamp = self.owner.stamp();
+        let holds = |e: &Entry| e.stamp == stamp && e.key == key.words && e.len == key.len;
+        if !holds(&self.entries[set]) {
+            if !holds(&self.entries[set + 1]) {
                 return None;
             }
             // The most recently used entry of the set is its first.
-            ways.swap(0, 1);
+            self.entries.swap(set, set + 1);
         }
-        Some(&ways[0])
+        Some(&self.entries[set])
     }
 
     /// Stores the tokens of the word (when they fit).
     #[inline]
     pub fn put(&mut self, key: &Key, tokens: &[WordToken]) {
-        if !self.fits(tokens.len()) || key.len == 0 {
+        if !self.fits(tokens.len()) {
             return;
         }
-        // An entry keeps the ends before the last and takes the last from the word's length:
-        // it holds tokens that tile the word (as every caller's do), nothing else.
-        let tiles = tokens.last().is_some_and(|t| t.end == u32::from(key.len))
-            && tokens
-                .iter()
-                .scan(0, |at, t| {
-                    let next = t.start == *at && t.end > t.start;
-                    *at = t.end;
-                    Some(next)
-                })
-                .all(|ok| ok);
-        if !tiles {
-            return;
-        }
-        let stamp = self.owner.stamp();
         let mut e = Entry {
             key: key.words,
-            meta: Entry::stamp_and_len(stamp, key.len as usize) | (tokens.len() as u32) << 20,
+            len: key.len,
+            n: tokens.len() as u8,
+            stamp: self.owner.stamp(),
             ..Entry::default()
         };
         for (i, t) in tokens.iter().enumerate() {
+            e.ends[i] = t.end as u8;
             e.ids[i] = t.id;
-            if i + 1 < tokens.len() {
-                // An end before the word's end is at most 15.
-                e.meta |= (t.end & 15) << (22 + 4 * i);
-            }
         }
         let set = self.set_of(key);
-        let evicted = &self.sets[set].0[1];
-        if evicted.meta != 0 && evicted.stamp() == stamp.bits() {
+        let stamp = e.stamp;
+        let evicted = &self.entries[set + 1];
+        if evicted.n != 0 && evicted.stamp == stamp {
             self.evictions += 1;
         }
         self.place_first(set, e);
@@ -359,7 +283,7 @@ impl WordCache {
     /// the ±5 % noise of those runs).
     #[inline]
     pub fn grow_if_thrashing(&mut self) {
-        if self.evictions >= GROW_AFTER && self.sets.len() * 2 < MAX_SLOTS {
+        if self.evictions >= GROW_AFTER && self.entries.len() < MAX_SLOTS {
             self.grow();
         }
     }
@@ -368,15 +292,14 @@ impl WordCache {
     /// second.
     #[inline]
     fn place_first(&mut self, set: usize, e: Entry) {
-        let ways = &mut self.sets[set].0;
-        ways[1] = ways[0];
-        ways[0] = e;
+        self.entries[set + 1] = self.entries[set];
+        self.entries[set] = e;
     }
 
-    /// The key's set.
+    /// The first slot of the key's set.
     #[inline]
     fn set_of(&self, key: &Key) -> usize {
-        (key.hash >> self.shift) as usize
+        (key.hash >> self.shift) as usize & !1
     }
 
     /// Doubles the short tier, keeping its live entries (each set's first one first, so that it
@@ -384,14 +307,14 @@ impl WordCache {
     #[cold]
     #[inline(never)]
     fn grow(&mut self) {
-        let larger = vec![Set::default(); self.sets.len() * 2].into_boxed_slice();
-        let old = std::mem::replace(&mut self.sets, larger);
+        let larger = vec![Entry::default(); self.entries.len() * 2].into_boxed_slice();
+        let old = std::mem::replace(&mut self.entries, larger);
         self.shift -= 1;
-        let stamp = self.owner.stamp().bits();
+        let stamp = self.owner.stamp();
         for way in [1, 0] {
-            for e in old.iter().map(|set| &set.0[way]) {
-                if e.meta != 0 && e.stamp() == stamp {
-                    let key = Key::from_words(e.key[0], e.key[1], e.len());
+            for e in old.iter().skip(way).step_by(2) {
+                if e.n != 0 && e.stamp == stamp {
+                    let key = Key::from_words(e.key[0], e.key[1], e.len as usize);
                     self.place_first(self.set_of(&key), *e);
                 }
             }
@@ -445,7 +368,7 @@ mod tests {
                 let (first, ran) = through(&mut cache, piece, 10);
                 assert!(ran, "{len}");
                 // The long tier stores a piece the second time it is seen.
-                let long = len > MAX_WORD || len.div_ceil(3) > SHORT_TOKENS;
+                let long = len > MAX_WORD || len.div_ceil(3) > MAX_TOKENS;
                 if long {
                     assert!(through(&mut cache, piece, 10).1, "{len}");
                 }
@@ -573,12 +496,12 @@ mod tests {
             store(&mut cache, w);
         }
         assert!(cache.evictions > 0 && cache.evictions < GROW_AFTER);
-        assert_eq!((cache.sets.len() * 2), SLOTS);
+        assert_eq!(cache.entries.len(), SLOTS);
         // More words: it grows, once.
         let mut grew_at = None;
         for (i, w) in words.iter().enumerate().skip(10_000) {
             store(&mut cache, w);
-            if grew_at.is_none() && (cache.sets.len() * 2) > SLOTS {
+            if grew_at.is_none() && cache.entries.len() > SLOTS {
                 grew_at = Some(i);
                 // The words just stored are still there after the move.
                 for w in &words[i - 200..=i] {
@@ -587,7 +510,7 @@ mod tests {
             }
         }
         assert!(grew_at.is_some());
-        assert_eq!((cache.sets.len() * 2), MAX_SLOTS);
+        assert_eq!(cache.entries.len(), MAX_SLOTS);
         // Every set still keeps its most recently used word first, and answers both.
         let n = words.len();
         for w in &words[n - 1000..] {
@@ -596,70 +519,16 @@ mod tests {
         // WordPiece's words (`put` alone) never make it grow.
         let mut words_only = WordCache::default();
         words_only.claim(2);
+        let token = [WordToken {
+            id: 1,
+            start: 0,
+            end: 1,
+        }];
         for w in &words {
-            // One token covering the word, as WordPiece's `[UNK]` does.
-            let token = [WordToken {
-                id: 1,
-                start: 0,
-                end: w.len() as u32,
-            }];
             words_only.put(&Key::new(w), &token);
         }
         assert!(words_only.evictions >= GROW_AFTER);
-        assert_eq!((words_only.sets.len() * 2), SLOTS);
-    }
-
-    #[test]
-    fn entries_give_back_every_split_of_every_length() {
-        let mut cache = WordCache::default();
-        cache.claim(5);
-        let text: Vec<u8> = (0..16u8).map(|b| b'a' + b).collect();
-        for len in 1..=MAX_WORD {
-            let key = Key::new(&text[..len]);
-            // Every way to cut the word into one, two or three tokens.
-            let mut splits = vec![vec![len]];
-            for a in 1..len {
-                splits.push(vec![a, len]);
-                for b in a + 1..len {
-                    splits.push(vec![a, b, len]);
-                }
-            }
-            for ends in splits {
-                let tokens: Vec<WordToken> = ends
-                    .iter()
-                    .enumerate()
-                    .map(|(i, &end)| WordToken {
-                        id: 0x00AB_CDEF + (len * 100 + end) as u32 + i as u32,
-                        start: if i == 0 { 0 } else { ends[i - 1] as u32 },
-                        end: end as u32,
-                    })
-                    .collect();
-                cache.put(&key, &tokens);
-                let mut got = Vec::new();
-                assert!(cache.get(&key, |id, start, end| got.push((id, start, end))));
-                let want: Vec<_> = tokens.iter().map(|t| (t.id, t.start, t.end)).collect();
-                assert_eq!(got, want, "{len} {ends:?}");
-                // A key of another length (the same first bytes) is another word.
-                if len < MAX_WORD {
-                    assert!(!cache.get(&Key::new(&text[..len + 1]), |_, _, _| {}));
-                }
-            }
-        }
-        // Four tokens do not fit the short tier; an empty key is never a hit.
-        let four: Vec<WordToken> = (0..4)
-            .map(|i| WordToken {
-                id: i,
-                start: i,
-                end: i + 1,
-            })
-            .collect();
-        cache.put(&Key::new(b"wxyz"), &four);
-        assert!(!cache.get(&Key::new(b"wxyz"), |_, _, _| {}));
-        cache.put(&Key::new(b""), &four[..1]);
-        assert!(!cache.get(&Key::new(b""), |_, _, _| {}));
-        // Another owner's stamp empties every entry.
-        cache.claim(6);
-        assert!(!cache.get(&Key::new(&text[..3]), |_, _, _| {}));
+        assert_eq!(words_only.entries.len(), SLOTS);
     }
 
     #[test]
@@ -789,9 +658,9 @@ fn short_hit(cache: &mut WordCache, text: &[u8], (at, end): (usize, usize)) -> O
     }
     let e = cache.find(&Key::in_text(text, at, end - at))?;
     let hit = ShortHit {
-        ids: e.ids(),
-        ends: e.ends(),
-        n: e.n(),
+        ids: e.ids,
+        ends: e.ends,
+        n: e.n as usize,
     };
     cache.bypass.record(true);
     Some(hit)
