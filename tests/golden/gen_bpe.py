@@ -327,6 +327,12 @@ BPE_EDGE_TEXT = [
     # emits " HsHdqh" as "__[", " gzNjCj" as "enddate", " Euzqav" as " simply"; see
     # docs/benchmarks.md): an encoder must compare the bytes, not only a hash
     ("bpe_digest_collisions", "The HsHdqh is here. The gzNjCj is here. The Euzqav is here. The LKxcXt is here."),
+    # the same for o200k (gpt4o.tokenizer.json) and Llama 3, each wrong in 20 of 20 fresh
+    # processes of tokenizers 1.0.0-rc.3 (its perfect hash is partly random per process)
+    ("bpe_digest_collisions_o200k",
+     "Pjpnxdi world\nQxwvmhp world\nSaexwkl world\n_hhsvgg world\n[ALivou world"),
+    ("bpe_digest_collisions_llama3",
+     "hello nXXCmd world\nhello WohnPe world\nhello nYMwPp world\nhello oneZSu world\ndkxvwta world"),
 ]
 
 # Generated inputs (see gen_sentencepiece.EDGE_GEN): all of those and of
