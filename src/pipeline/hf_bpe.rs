@@ -15,7 +15,7 @@ use crate::normalize::hf::{self, Normalizer};
 use crate::pipeline::Pipeline;
 use crate::pipeline::added_tokens::{AddedTokens, Split};
 use crate::pipeline::sink::{self, Sink};
-use crate::pipeline::word_cache::{self, CachedPiece, WordCache, cached_pieces};
+use crate::pipeline::word_cache::{self, CachedPiece, PieceCache, cached_pieces};
 use crate::pretokenize::Splitter;
 use crate::pretokenize::chain::{self, Chain};
 
@@ -72,7 +72,7 @@ struct Scratch {
     inner_splits: Vec<Split>,
     merge: MergeScratch,
     cached: CachedPiece,
-    cache: WordCache,
+    cache: PieceCache,
     normalized: hf::Aligned,
     normalizing: hf::Scratch,
     pieces: Vec<(usize, usize)>,

@@ -6,6 +6,7 @@ pub mod hf_bpe;
 pub mod hf_bpe_load;
 pub mod hf_spm_bpe;
 pub mod long_cache;
+pub mod short_entries;
 pub(crate) mod sink;
 pub mod spm;
 pub mod tiktoken;

@@ -10,7 +10,7 @@ use crate::models::byte_bpe::{BpeScratch, ByteBpe};
 use crate::pipeline::Pipeline;
 use crate::pipeline::added_tokens::{AddedToken, AddedTokens, Split};
 use crate::pipeline::sink::Sink;
-use crate::pipeline::word_cache::{self, CachedPiece, WordCache, cached_piece, cached_pieces};
+use crate::pipeline::word_cache::{self, CachedPiece, PieceCache, cached_piece, cached_pieces};
 use crate::pretokenize::{Pattern, Splitter};
 
 /// The named encodings: the pattern and the special tokens tiktoken gives each.
@@ -86,7 +86,7 @@ struct Scratch {
     bpe: BpeScratch,
     cached: CachedPiece,
     splits: Vec<Split>,
-    cache: WordCache,
+    cache: PieceCache,
     /// The pieces of the batch being gathered.
     spans: Vec<(usize, usize)>,
 }

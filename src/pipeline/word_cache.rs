@@ -3,9 +3,12 @@
 //! WordPiece of a word, and BPE of a piece, depend on its bytes alone, so a cached result is
 //! exact. Prose repeats a few thousand words over and over (English text, some 40 000 distinct
 //! pieces): a hit costs a 16-byte compare instead of a trie walk or a merge whose every step is
-//! a dependent load. The short tier holds 65536 entries of 40 bytes (2.5 MiB), two-way set
-//! associative: a new word replaces the less recently used of its set's two. Once it has
-//! evicted [`GROW_AFTER`] live BPE pieces it doubles, once, to 131072 entries (5 MiB): English has
+//! a dependent load. The short tier holds 65536 entries, two-way set associative: a new word
+//! replaces the less recently used of its set's two. Its entries are laid out per model
+//! ([`crate::pipeline::short_entries`]): 40 bytes with up to four tokens for WordPiece and
+//! SentencePiece BPE (2.5 MiB), 32 bytes with up to three, a set per cache line, for byte-level
+//! BPE (2 MiB). Once it has evicted [`GROW_AFTER`] live BPE pieces it doubles, once, to 131072
+//! entries (5 or 4 MiB): English has
 //! some 40 000 distinct pieces, and at 65536 entries a warm pass over 20 MB of it still missed
 //! 40 000 times (conflicts), against 14 000 at 131072 (cl100k, repeated passes +8–11 %). It
 //! grows after about 5 MB of English; a shorter text never pays for the larger table.
@@ -19,11 +22,13 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::models::byte_bpe::PieceToken;
 use crate::models::cache_bypass::CacheBypass;
-use crate::models::cache_owner::{CacheOwner, Claim, Stamp};
+use crate::models::cache_owner::{CacheOwner, Claim};
 use crate::models::wordpiece::WordToken;
 #[cfg(test)]
 use crate::pipeline::long_cache::{LONG_MAX_TOKENS, LONG_PIECE};
 use crate::pipeline::long_cache::{LongCache, LongTokens};
+use crate::pipeline::short_entries::{HIT_TOKENS, ShortEntry, ShortSet};
+pub use crate::pipeline::short_entries::{PieceSet, WordSet};
 use crate::pipeline::sink::{IdsCursor, Sink, push_each};
 
 static NEXT_OWNER: AtomicUsize = AtomicUsize::new(0);
@@ -35,36 +40,23 @@ pub fn new_owner() -> usize {
 
 /// Words up to this many bytes are cached.
 pub const MAX_WORD: usize = 16;
-/// Results of up to this many tokens are cached.
-const MAX_TOKENS: usize = 4;
-/// 65536 slots (2.5 MiB) to start with: English text has tens of thousands of distinct pieces,
-/// and every miss is a lookup in a token table of megabytes.
+/// 65536 slots to start with: English text has tens of thousands of distinct pieces, and every
+/// miss is a lookup in a token table of megabytes.
 const SLOTS: usize = 1 << 16;
-/// The slots after growing (5 MiB). Twice as many again (10 MiB) missed less still but was
-/// slower: the hits' lines fell out of the L2 cache.
+/// The slots after growing. Twice as many again (then 10 MiB, at 40 bytes a slot) missed less
+/// still but was slower: the hits' lines fell out of the L2 cache.
 const MAX_SLOTS: usize = 1 << 17;
 /// Live entries evicted before the tier grows: some hundred for a megabyte of English, a few
 /// thousand by its third megabyte.
 const GROW_AFTER: usize = 4096;
 
-#[derive(Clone, Copy, Default)]
-struct Entry {
-    key: [u64; 2],
-    len: u8,
-    /// Tokens; 0 for an empty slot.
-    n: u8,
-    ends: [u8; MAX_TOKENS],
-    /// The cache's stamp when the entry was stored: entries of another stamp are empty.
-    stamp: Stamp,
-    ids: [u32; MAX_TOKENS],
-}
-
-/// The cache of one thread for one tokenizer.
-pub struct WordCache {
+/// The cache of one thread for one tokenizer, its short tier's sets of layout `S`: [`WordSet`]
+/// for WordPiece and SentencePiece BPE, [`PieceSet`] for byte-level BPE.
+pub struct WordCache<S: ShortSet = WordSet> {
     /// The tokenizer whose results it holds: switching costs no clearing (see [`CacheOwner`]).
     owner: CacheOwner,
-    entries: Box<[Entry]>,
-    /// `64 - log2(entries.len())`: a key's hash shifted by this is its slot.
+    sets: Box<[S]>,
+    /// `64 - log2(sets.len())`: a key's hash shifted by this is its set.
     shift: u32,
     /// Live entries evicted so far: the tier grows when they reach [`GROW_AFTER`].
     evictions: usize,
@@ -73,12 +65,15 @@ pub struct WordCache {
     bypass: CacheBypass,
 }
 
-impl Default for WordCache {
+/// The cache of the byte-level BPE pipelines.
+pub type PieceCache = WordCache<PieceSet>;
+
+impl<S: ShortSet> Default for WordCache<S> {
     fn default() -> Self {
         WordCache {
             owner: CacheOwner::default(),
-            entries: vec![Entry::default(); SLOTS].into_boxed_slice(),
-            shift: 64 - SLOTS.trailing_zeros(),
+            sets: vec![S::default(); SLOTS / 2].into_boxed_slice(),
+            shift: 64 - (SLOTS / 2).trailing_zeros(),
             evictions: 0,
             long: LongCache::default(),
             bypass: CacheBypass::default(),
@@ -126,7 +121,8 @@ impl Key {
         Key::from_words(lo, hi, len)
     }
 
-    fn from_words(lo: u64, hi: u64, len: usize) -> Key {
+    /// The key of the word whose bytes, zero-padded, are `lo` and `hi`, `len` of them.
+    pub(crate) fn from_words(lo: u64, hi: u64, len: usize) -> Key {
         let h = (lo.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ hi.wrapping_mul(0xC2B2_AE3D_27D4_EB4F))
             .rotate_left(29)
             .wrapping_mul(0x1656_67B1_9E37_79F9);
@@ -135,6 +131,18 @@ impl Key {
             len: len as u8,
             hash: h,
         }
+    }
+
+    /// The word's bytes as two little-endian words, zero-padded.
+    #[inline(always)]
+    pub(crate) fn words(&self) -> [u64; 2] {
+        self.words
+    }
+
+    /// The word's length in bytes.
+    #[inline(always)]
+    pub(crate) fn len(&self) -> u8 {
+        self.len
     }
 
     /// The word's bytes (lowercased if the key was).
@@ -187,7 +195,7 @@ fn ascii_lowercase(x: u64) -> u64 {
     x | (upper >> 2)
 }
 
-impl WordCache {
+impl<S: ShortSet> WordCache<S> {
     /// The cached tokens of a piece in the long tier.
     #[inline]
     pub fn get_long(&mut self, piece: &[u8]) -> Option<LongTokens<'_>> {
@@ -202,7 +210,7 @@ impl WordCache {
     /// Whether a short word of `n` tokens fits in the short tier.
     #[inline]
     pub fn fits(&self, n: usize) -> bool {
-        (1..=MAX_TOKENS).contains(&n)
+        (1..=S::Entry::MAX_TOKENS).contains(&n)
     }
 
     /// Empties the cache when it belongs to another tokenizer than `owner`.
@@ -210,7 +218,7 @@ impl WordCache {
     pub fn claim(&mut self, owner: usize) {
         let claim = self.owner.claim(owner);
         if claim == Claim::Wrapped {
-            self.entries.fill(Entry::default());
+            self.sets.fill(S::default());
             self.long.clear();
         }
         if claim != Claim::Same {
@@ -226,10 +234,11 @@ impl WordCache {
         let Some(e) = self.find(key) else {
             return false;
         };
+        let (ids, ends) = (e.ids(), e.ends());
         let mut start = 0u32;
-        for i in 0..e.n as usize {
-            let end = e.ends[i] as u32;
-            emit(e.ids[i], start, end);
+        for i in 0..e.n() {
+            let end = ends[i] as u32;
+            emit(ids[i], start, end);
             start = end;
         }
         true
@@ -237,41 +246,30 @@ impl WordCache {
 
     /// The entry of the word, `None` on a miss.
     #[inline]
-    fn find(&mut self, key: &Key) -> Option<&Entry> {
-        let set = self.set_of(key);
+    fn find(&mut self, key: &Key) -> Option<&S::Entry> {
         let stamp = self.owner.stamp();
-        let holds = |e: &Entry| e.stamp == stamp && e.key == key.words && e.len == key.len;
-        if !holds(&self.entries[set]) {
-            if !holds(&self.entries[set + 1]) {
+        let set = self.set_of(key);
+        let ways = self.sets[set].ways_mut();
+        if !ways[0].holds(key, stamp) {
+            if !ways[1].holds(key, stamp) {
                 return None;
             }
             // The most recently used entry of the set is its first.
-            self.entries.swap(set, set + 1);
+            ways.swap(0, 1);
         }
-        Some(&self.entries[set])
+        Some(&ways[0])
     }
 
-    /// Stores the tokens of the word (when they fit).
+    /// Stores the tokens of the word (when they fit: consecutive tokens that tile the word,
+    /// as every caller's do, and not too many).
     #[inline]
     pub fn put(&mut self, key: &Key, tokens: &[WordToken]) {
-        if !self.fits(tokens.len()) {
+        let stamp = self.owner.stamp();
+        let Some(e) = S::Entry::new(key, stamp, tokens) else {
             return;
-        }
-        let mut e = Entry {
-            key: key.words,
-            len: key.len,
-            n: tokens.len() as u8,
-            stamp: self.owner.stamp(),
-            ..Entry::default()
         };
-        for (i, t) in tokens.iter().enumerate() {
-            e.ends[i] = t.end as u8;
-            e.ids[i] = t.id;
-        }
         let set = self.set_of(key);
-        let stamp = e.stamp;
-        let evicted = &self.entries[set + 1];
-        if evicted.n != 0 && evicted.stamp == stamp {
+        if self.sets[set].ways()[1].is_live(stamp) {
             self.evictions += 1;
         }
         self.place_first(set, e);
@@ -283,7 +281,7 @@ impl WordCache {
     /// the ±5 % noise of those runs).
     #[inline]
     pub fn grow_if_thrashing(&mut self) {
-        if self.evictions >= GROW_AFTER && self.entries.len() < MAX_SLOTS {
+        if self.evictions >= GROW_AFTER && self.sets.len() * 2 < MAX_SLOTS {
             self.grow();
         }
     }
@@ -291,15 +289,22 @@ impl WordCache {
     /// Puts `e` first in `set` (the most recently used), its first entry second, dropping the
     /// second.
     #[inline]
-    fn place_first(&mut self, set: usize, e: Entry) {
-        self.entries[set + 1] = self.entries[set];
-        self.entries[set] = e;
+    fn place_first(&mut self, set: usize, e: S::Entry) {
+        let ways = self.sets[set].ways_mut();
+        ways[1] = ways[0];
+        ways[0] = e;
     }
 
-    /// The first slot of the key's set.
+    /// The key's set.
     #[inline]
     fn set_of(&self, key: &Key) -> usize {
-        (key.hash >> self.shift) as usize & !1
+        (key.hash >> self.shift) as usize
+    }
+
+    /// The number of entries of the short tier.
+    #[cfg(test)]
+    fn slots(&self) -> usize {
+        self.sets.len() * 2
     }
 
     /// Doubles the short tier, keeping its live entries (each set's first one first, so that it
@@ -307,15 +312,14 @@ impl WordCache {
     #[cold]
     #[inline(never)]
     fn grow(&mut self) {
-        let larger = vec![Entry::default(); self.entries.len() * 2].into_boxed_slice();
-        let old = std::mem::replace(&mut self.entries, larger);
+        let larger = vec![S::default(); self.sets.len() * 2].into_boxed_slice();
+        let old = std::mem::replace(&mut self.sets, larger);
         self.shift -= 1;
         let stamp = self.owner.stamp();
         for way in [1, 0] {
-            for e in old.iter().skip(way).step_by(2) {
-                if e.n != 0 && e.stamp == stamp {
-                    let key = Key::from_words(e.key[0], e.key[1], e.len as usize);
-                    self.place_first(self.set_of(&key), *e);
+            for e in old.iter().map(|set| &set.ways()[way]) {
+                if e.is_live(stamp) {
+                    self.place_first(self.set_of(&e.key()), *e);
                 }
             }
         }
@@ -327,10 +331,11 @@ mod tests {
     use super::*;
 
     use crate::encoding::Encoding;
+    use crate::pipeline::short_entries::PieceEntry;
 
     /// Encodes `piece` at `at` through the cache; the piece's "tokens" are its bytes in
     /// threes, so every result is known. Returns the encoding and whether `encode` ran.
-    fn through(cache: &mut WordCache, piece: &[u8], at: usize) -> (Encoding, bool) {
+    fn through(cache: &mut PieceCache, piece: &[u8], at: usize) -> (Encoding, bool) {
         let mut out = Encoding::default();
         let mut ran = false;
         // The piece inside a text, with bytes after it that its key must leave out.
@@ -358,7 +363,7 @@ mod tests {
 
     #[test]
     fn both_tiers_return_what_was_stored() {
-        let mut cache = WordCache::default();
+        let mut cache = PieceCache::default();
         cache.claim(7);
         let text: Vec<u8> = (0..400u32).map(|i| (i * 7 % 251) as u8).collect();
         // Short tier, long tier (several lengths around word sizes), and too long to cache.
@@ -368,7 +373,7 @@ mod tests {
                 let (first, ran) = through(&mut cache, piece, 10);
                 assert!(ran, "{len}");
                 // The long tier stores a piece the second time it is seen.
-                let long = len > MAX_WORD || len.div_ceil(3) > MAX_TOKENS;
+                let long = len > MAX_WORD || len.div_ceil(3) > PieceEntry::MAX_TOKENS;
                 if long {
                     assert!(through(&mut cache, piece, 10).1, "{len}");
                 }
@@ -404,7 +409,7 @@ mod tests {
     #[test]
     fn pieces_that_never_repeat_go_around_the_cache_and_stay_exact() {
         use crate::models::cache_bypass::{FIRST_SKIP, WINDOW};
-        let mut cache = WordCache::default();
+        let mut cache = PieceCache::default();
         cache.claim(3);
         let piece = |i: u32, long: bool| {
             let p = format!(
@@ -459,12 +464,12 @@ mod tests {
         let words: Vec<Vec<u8>> = (0..200_000u32)
             .map(|i| format!("w{i}").into_bytes())
             .collect();
-        let probe = WordCache::default();
+        let probe = PieceCache::default();
         let set = |w: &[u8]| probe.set_of(&Key::new(w));
         let a = &words[0];
         let mut same = words[1..].iter().filter(|w| set(w) == set(a));
         let (b, c) = (same.next().unwrap(), same.next().unwrap());
-        let mut cache = WordCache::default();
+        let mut cache = PieceCache::default();
         cache.claim(1);
         for w in [a, b] {
             assert!(through(&mut cache, w, 0).1);
@@ -483,11 +488,11 @@ mod tests {
         let words: Vec<Vec<u8>> = (0..400_000u32)
             .map(|i| format!("w{i}").into_bytes())
             .collect();
-        let mut cache = WordCache::default();
+        let mut cache = PieceCache::default();
         cache.claim(1);
         // Each new word is followed by a word seen before, so that the hit rate keeps the cache
         // from going around itself (see `CacheBypass`).
-        let store = |cache: &mut WordCache, w: &[u8]| {
+        let store = |cache: &mut PieceCache, w: &[u8]| {
             through(cache, w, 0);
             through(cache, b"again", 0);
         };
@@ -496,12 +501,12 @@ mod tests {
             store(&mut cache, w);
         }
         assert!(cache.evictions > 0 && cache.evictions < GROW_AFTER);
-        assert_eq!(cache.entries.len(), SLOTS);
+        assert_eq!(cache.slots(), SLOTS);
         // More words: it grows, once.
         let mut grew_at = None;
         for (i, w) in words.iter().enumerate().skip(10_000) {
             store(&mut cache, w);
-            if grew_at.is_none() && cache.entries.len() > SLOTS {
+            if grew_at.is_none() && cache.slots() > SLOTS {
                 grew_at = Some(i);
                 // The words just stored are still there after the move.
                 for w in &words[i - 200..=i] {
@@ -510,25 +515,26 @@ mod tests {
             }
         }
         assert!(grew_at.is_some());
-        assert_eq!(cache.entries.len(), MAX_SLOTS);
+        assert_eq!(cache.slots(), MAX_SLOTS);
         // Every set still keeps its most recently used word first, and answers both.
         let n = words.len();
         for w in &words[n - 1000..] {
             assert!(!through(&mut cache, w, 0).1);
         }
         // WordPiece's words (`put` alone) never make it grow.
-        let mut words_only = WordCache::default();
+        let mut words_only = WordCache::<WordSet>::default();
         words_only.claim(2);
-        let token = [WordToken {
-            id: 1,
-            start: 0,
-            end: 1,
-        }];
         for w in &words {
+            // One token covering the word, as WordPiece's `[UNK]` does.
+            let token = [WordToken {
+                id: 1,
+                start: 0,
+                end: w.len() as u32,
+            }];
             words_only.put(&Key::new(w), &token);
         }
         assert!(words_only.evictions >= GROW_AFTER);
-        assert_eq!(words_only.entries.len(), SLOTS);
+        assert_eq!(words_only.slots(), SLOTS);
     }
 
     #[test]
@@ -585,7 +591,7 @@ pub struct CachedPiece {
 /// too low to pay for it ([`CacheBypass`]), pieces are encoded without it.
 #[inline]
 pub(crate) fn cached_piece<S: Sink>(
-    cache: &mut WordCache,
+    cache: &mut PieceCache,
     text: &[u8],
     (at, end): (usize, usize),
     buffers: &mut CachedPiece,
@@ -602,7 +608,7 @@ pub(crate) fn cached_piece<S: Sink>(
 /// Into an ids-only output the hits go through an [`IdsCursor`], four ids at a time.
 #[inline]
 pub(crate) fn cached_pieces<S: Sink>(
-    cache: &mut WordCache,
+    cache: &mut PieceCache,
     text: &[u8],
     spans: &[(usize, usize)],
     buffers: &mut CachedPiece,
@@ -631,7 +637,7 @@ pub(crate) fn cached_pieces<S: Sink>(
 /// [`cached_pieces`] too large for its registers.
 #[inline(never)]
 fn missed_piece_out_of_line(
-    cache: &mut WordCache,
+    cache: &mut PieceCache,
     text: &[u8],
     span: (usize, usize),
     buffers: &mut CachedPiece,
@@ -643,8 +649,8 @@ fn missed_piece_out_of_line(
 
 /// A piece's tokens in the short tier: `n` ids, and their ends relative to the piece.
 struct ShortHit {
-    ids: [u32; MAX_TOKENS],
-    ends: [u8; MAX_TOKENS],
+    ids: [u32; HIT_TOKENS],
+    ends: [u8; HIT_TOKENS],
     n: usize,
 }
 
@@ -652,15 +658,15 @@ struct ShortHit {
 /// long for the tier, the cache is bypassed, or the tier does not hold it (nothing counted:
 /// [`missed_piece`] goes on from there).
 #[inline(always)]
-fn short_hit(cache: &mut WordCache, text: &[u8], (at, end): (usize, usize)) -> Option<ShortHit> {
+fn short_hit(cache: &mut PieceCache, text: &[u8], (at, end): (usize, usize)) -> Option<ShortHit> {
     if end - at > MAX_WORD || cache.bypass.is_bypassing() {
         return None;
     }
     let e = cache.find(&Key::in_text(text, at, end - at))?;
     let hit = ShortHit {
-        ids: e.ids,
-        ends: e.ends,
-        n: e.n as usize,
+        ids: e.ids(),
+        ends: e.ends(),
+        n: e.n(),
     };
     cache.bypass.record(true);
     Some(hit)
@@ -670,7 +676,7 @@ fn short_hit(cache: &mut WordCache, text: &[u8], (at, end): (usize, usize)) -> O
 /// encoder (whose result is then stored).
 #[inline]
 fn missed_piece<S: Sink>(
-    cache: &mut WordCache,
+    cache: &mut PieceCache,
     text: &[u8],
     (at, end): (usize, usize),
     buffers: &mut CachedPiece,
@@ -716,7 +722,7 @@ fn missed_piece<S: Sink>(
 /// [`cached_piece`] for a piece of more than [`MAX_WORD`] bytes: the long tier.
 #[inline(never)]
 fn cached_long_piece<S: Sink>(
-    cache: &mut WordCache,
+    cache: &mut PieceCache,
     piece: &[u8],
     buffers: &mut CachedPiece,
     sink: &mut S,
