@@ -603,7 +603,10 @@ fn impl_text(imp: Impl, tier: &str) -> String {
              `tokenizer.json`; `encode_ids_into` with a reused vector (ids only, no special \
              tokens: tiktoken's `encode_ordinary`)"
         ),
-        Impl::Tokenizers1 => "**the reference of the `tokenizer.json` models**: Hugging Face \
+        Impl::Tokenizers1 => "**the peer the issue measures simdtok against** (not a \
+                              reference: its word cache keys long words by a 64-bit hash and its \
+                              vocabulary keeps a 32-bit digest of each token, and it gives wrong \
+                              ids on the goldens' digest-collision cases): Hugging Face \
                               `tokenizers` **1.0.0-rc.3** (the newest 1.0 release candidate on \
                               crates.io, the `tk-encode` engine; default features off, `bpe`, \
                               `normalizers`, `regex`), `from_json_file`, or for a file in the \
@@ -619,9 +622,10 @@ fn impl_text(imp: Impl, tier: &str) -> String {
                              constructor for that encoding (GPT-2: r50k_base, its ranks); \
                              `encode_ordinary`"
             .to_owned(),
-        Impl::Tokenizers => "Hugging Face `tokenizers` 0.23.2 (newest stable; default \
-                             features off, `fancy-regex`), `Tokenizer::from_file`, truncation \
-                             and padding off; `encode_fast(text, false)`"
+        Impl::Tokenizers => "**the reference of the `tokenizer.json` models**: Hugging Face \
+                             `tokenizers` 0.23.2 (newest stable; default features off, \
+                             `fancy-regex`), `Tokenizer::from_file`, truncation and padding off; \
+                             `encode_fast(text, false)`"
             .to_owned(),
         Impl::BpeOpenai => "`bpe-openai` 0.3.2 (github/rust-gems' exact linear-time BPE over \
                             its own regex pre-tokenizer), its bundled `cl100k_base()` and \
@@ -652,7 +656,7 @@ pub fn report(opts: &Options, results: &[BpeResult], seconds: f64) -> String {
          special tokens. MB/s = 10^6 input bytes (line ends excluded) / median seconds of {} \
          timed passes{}, one thread, after a warm-up pass that also checks every text's ids \
          against **the reference: `tiktoken-rs` for the tiktoken rank files and GPT-2, \
-         `tokenizers` 1.0 for the `tokenizer.json` files**. Texts are the lines of each \
+         `tokenizers` 0.23.2 for the `tokenizer.json` files**. Texts are the lines of each \
          corpus{}; `repeat-a`, `repeat-space` and `repeat-中` are 10^6 bytes of one character as \
          one text, `random-bytes` is one text of up to 10^6 bytes of pseudo-random Unicode \
          scalar values (splitmix64, seed {RANDOM_SEED:#x}, uniform over all scalar values but \

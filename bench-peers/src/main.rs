@@ -152,11 +152,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Options, String>
         corpora: Vec::new(),
         impls: Impl::ALL.to_vec(),
         wp_impls: Impl::WORDPIECE.to_vec(),
-        // tokenizers 0.23 (fancy-regex, the slowest by far) only when --impls names it.
-        bpe_impls: Impl::BPE
-            .into_iter()
-            .filter(|&i| i != Impl::Tokenizers)
-            .collect(),
+        bpe_impls: Impl::BPE.to_vec(),
         passes: 5,
         bpe_passes: 3,
         vary_one_text: false,
@@ -192,7 +188,13 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Options, String>
                 let list = value("--impls")?;
                 let mut impls = vec![Impl::Simdtok];
                 let mut wp_impls = vec![Impl::Tokenizers];
-                let mut bpe_impls = vec![Impl::Simdtok, Impl::Tokenizers1, Impl::TiktokenRs];
+                // BPE: simdtok, the peer the issue measures it against, and both references.
+                let mut bpe_impls = vec![
+                    Impl::Simdtok,
+                    Impl::Tokenizers1,
+                    Impl::TiktokenRs,
+                    Impl::Tokenizers,
+                ];
                 for key in list.split(',').filter(|k| !k.is_empty()) {
                     let imp = Impl::from_key(key).ok_or(format!("unknown implementation {key}"))?;
                     // `simdtok` also names both WordPiece columns of simdtok.
@@ -1738,18 +1740,19 @@ mod tests {
                 Impl::Kitoken
             ]
         );
-        // BPE: simdtok and both references always; tokenizers 0.23 only when named.
+        // BPE: simdtok, tokenizers 1.0 and both references always.
         assert_eq!(
             o.bpe_impls,
             [
                 Impl::Simdtok,
                 Impl::Tokenizers1,
                 Impl::TiktokenRs,
+                Impl::Tokenizers,
                 Impl::Kitoken
             ]
         );
-        assert!(!parse(&[]).unwrap().bpe_impls.contains(&Impl::Tokenizers));
-        let o = parse(&["--impls", "bpe-openai,tokenizers"]).unwrap();
+        assert_eq!(parse(&[]).unwrap().bpe_impls, Impl::BPE);
+        let o = parse(&["--impls", "bpe-openai"]).unwrap();
         assert_eq!(
             o.bpe_impls,
             [

@@ -46,7 +46,8 @@ pub enum Impl {
     /// reference of the tiktoken and GPT-2 models.
     TiktokenRs,
     /// Hugging Face `tokenizers` 1.0 (release candidate, the `tk-encode` engine):
-    /// `PipelineTokenizer::encode_into`. The reference of the BPE `tokenizer.json` models.
+    /// `PipelineTokenizer::encode_into`. The peer the BPE issue measures simdtok against; not a
+    /// reference, since its caches and vocabulary compare hashes and it can return wrong ids.
     Tokenizers1,
     /// `bpe-openai` (github/rust-gems): its bundled cl100k_base and o200k_base, `encode`.
     BpeOpenai,
@@ -73,7 +74,8 @@ impl Impl {
         Impl::Tokie,
     ];
 
-    /// The byte-level BPE implementations, in table order (simdtok, then the two references).
+    /// The byte-level BPE implementations, in table order (simdtok, the peer the issue names,
+    /// then the two references).
     pub const BPE: [Impl; 7] = [
         Impl::Simdtok,
         Impl::Tokenizers1,
@@ -156,7 +158,7 @@ pub enum Family {
     /// reference.
     WordPiece,
     /// Byte-level BPE (and Llama 2's SentencePiece-style BPE `tokenizer.json`): `tiktoken-rs` is
-    /// the reference of tiktoken rank files and GPT-2, `tokenizers` 1.0 that of `tokenizer.json`.
+    /// the reference of tiktoken rank files and GPT-2, `tokenizers` 0.23 that of `tokenizer.json`.
     Bpe,
 }
 
@@ -167,7 +169,7 @@ impl Family {
         match self {
             Family::Spm => Impl::Simdtok,
             Family::WordPiece => Impl::Tokenizers,
-            Family::Bpe => Impl::Tokenizers1,
+            Family::Bpe => Impl::Tokenizers,
         }
     }
 }
@@ -212,7 +214,8 @@ impl ModelSpec {
     }
 
     /// The implementation whose ids the others are checked against: for BPE, `tiktoken-rs` on a
-    /// tiktoken rank file or GPT-2's `encoder.json`, `tokenizers` 1.0 on a `tokenizer.json`.
+    /// tiktoken rank file or GPT-2's `encoder.json`, `tokenizers` 0.23 on a `tokenizer.json`
+    /// (the newest stable release, whose caches and vocabulary compare bytes).
     pub fn reference(&self) -> Impl {
         if self.family == Family::Bpe && !self.is_tokenizer_json() {
             Impl::TiktokenRs
