@@ -624,7 +624,7 @@ fn impl_text(imp: Impl, tier: &str) -> String {
             .to_owned(),
         Impl::Tokenizers => "**the reference of the `tokenizer.json` models**: Hugging Face \
                              `tokenizers` 0.23.2 (newest stable; default features off, \
-                             `fancy-regex`), `Tokenizer::from_file`, truncation and padding off; \
+                             `onig`, the regex backend of its Python package), `Tokenizer::from_file`, truncation and padding off; \
                              `encode_fast(text, false)`"
             .to_owned(),
         Impl::BpeOpenai => "`bpe-openai` 0.3.2 (github/rust-gems' exact linear-time BPE over \

@@ -1494,7 +1494,7 @@ fn wordpiece_impl_text(imp: Impl, tier: &str) -> String {
             }
         ),
         Impl::Tokenizers => "**the reference**: Hugging Face `tokenizers` 0.23.2 (newest stable; \
-                             default features off, `fancy-regex`). A `vocab.txt` is built as \
+                             default features off, `onig`). A `vocab.txt` is built as \
                              Python's `BertWordPieceTokenizer(vocab, lowercase=True)` builds it \
                              (WordPiece unk `[UNK]`, prefix `##`, 100 characters a word at most; \
                              `[UNK] [SEP] [CLS] [PAD] [MASK]` as special tokens where the \
