@@ -28,21 +28,31 @@ impl Bucket {
 /// See the module documentation. Keys are `(rank, rest)`, compared as a pair.
 #[derive(Debug, Default)]
 pub struct RankQueue {
-    /// Indexed by rank; grown on demand and kept (with their allocations) between uses.
-    buckets: Vec<Bucket>,
-    /// The ranks whose bucket is not empty.
-    ranks: BinaryHeap<Reverse<u32>>,
+    /// Indexed by rank: 1 + the index in `buckets` of the rank's bucket, 0 for none. Ranks run
+    /// to the vocabulary's size while a word uses a few of them: four bytes a rank (grown
+    /// zeroed, so the pages of ranks never used are never touched) instead of a bucket each.
+    slots: Vec<u32>,
+    /// The buckets of the ranks pushed since the last `clear`, with their rank; kept (with
+    /// their allocations) between uses.
+    buckets: Vec<(u32, Bucket)>,
+    /// How many of `buckets` belong to ranks pushed since the last `clear`.
+    used: usize,
+    /// The ranks whose bucket is not empty, each as `rank << 32 | index in buckets` (a rank
+    /// is listed once, so this orders by rank).
+    ranks: BinaryHeap<Reverse<u64>>,
     len: usize,
 }
 
 impl RankQueue {
     /// Empties the queue, keeping allocations.
     pub fn clear(&mut self) {
-        for Reverse(rank) in self.ranks.drain() {
-            let b = &mut self.buckets[rank as usize];
-            b.fifo.clear();
-            b.late.clear();
+        for (rank, bucket) in &mut self.buckets[..self.used] {
+            self.slots[*rank as usize] = 0;
+            bucket.fifo.clear();
+            bucket.late.clear();
         }
+        self.used = 0;
+        self.ranks.clear();
         self.len = 0;
     }
 
@@ -56,15 +66,45 @@ impl RankQueue {
         self.len == 0
     }
 
+    /// Makes `slots` hold rank `r`.
+    #[cold]
+    #[inline(never)]
+    fn grow_slots(&mut self, r: usize) {
+        // A fresh zeroed allocation maps its pages on first touch: only the copied prefix and
+        // the ranks used later are written.
+        let mut grown = vec![0u32; (r + 1).next_power_of_two().max(2 * self.slots.len())];
+        grown[..self.slots.len()].copy_from_slice(&self.slots);
+        self.slots = grown;
+    }
+
+    /// The index in `buckets` of `rank`'s bucket, given one if it has none.
+    #[inline(always)]
+    fn bucket_index(&mut self, rank: u32) -> usize {
+        let r = rank as usize;
+        if r >= self.slots.len() {
+            self.grow_slots(r);
+        }
+        match self.slots[r] {
+            0 => {
+                if self.used == self.buckets.len() {
+                    self.buckets.push((rank, Bucket::default()));
+                } else {
+                    self.buckets[self.used].0 = rank;
+                }
+                self.used += 1;
+                self.slots[r] = self.used as u32;
+                self.used - 1
+            }
+            slot => slot as usize - 1,
+        }
+    }
+
     /// Queues `(rank, rest)`.
     pub fn push(&mut self, rank: u32, rest: u64) {
-        let r = rank as usize;
-        if r >= self.buckets.len() {
-            self.buckets.resize_with(r + 1, Bucket::default);
-        }
-        let bucket = &mut self.buckets[r];
+        let i = self.bucket_index(rank);
+        let bucket = &mut self.buckets[i].1;
         if bucket.is_empty() {
-            self.ranks.push(Reverse(rank));
+            self.ranks.push(Reverse((rank as u64) << 32 | i as u64));
         }
         match bucket.fifo.back() {
             Some(&back) if rest < back => bucket.late.push(Reverse(rest)),
@@ -75,8 +115,9 @@ impl RankQueue {
 
     /// Removes and returns the smallest `(rank, rest)`.
     pub fn pop(&mut self) -> Option<(u32, u64)> {
-        let &Reverse(rank) = self.ranks.peek()?;
-        let bucket = &mut self.buckets[rank as usize];
+        let &Reverse(listed) = self.ranks.peek()?;
+        let (rank, i) = ((listed >> 32) as u32, listed as u32 as usize);
+        let bucket = &mut self.buckets[i].1;
         let from_fifo = match (bucket.fifo.front(), bucket.late.peek()) {
             (Some(&f), Some(&Reverse(l))) => f <= l,
             (Some(_), None) => true,
@@ -110,10 +151,15 @@ mod tests {
             x ^= x << 17;
             x % n
         };
+        // One queue for every round, as a scratch keeps it: `clear` must forget the ranks of
+        // the round before, also when it left keys queued.
+        let mut q = RankQueue::default();
         for round in 0..200 {
-            let mut q = RankQueue::default();
+            q.clear();
             let mut reference = BinaryHeap::new();
             let ranks = 1 + rnd(6);
+            // Spread the ranks over a vocabulary's range in some rounds.
+            let spread = if round % 3 == 0 { 1 } else { 1 + rnd(40_000) };
             let mut cursor = 0u64;
             for _ in 0..(50 + round * 7) {
                 if rnd(3) == 0 {
@@ -125,17 +171,19 @@ mod tests {
                     } else {
                         cursor + rnd(3)
                     };
-                    let key = (rnd(ranks) as u32, cursor);
+                    let key = ((rnd(ranks) * spread) as u32, cursor);
                     q.push(key.0, key.1);
                     reference.push(Reverse(key));
                 }
                 assert_eq!(q.len(), reference.len());
             }
+            if round % 4 == 0 {
+                continue; // leave keys queued for `clear`
+            }
             while let Some(Reverse(p)) = reference.pop() {
                 assert_eq!(q.pop(), Some(p));
             }
             assert!(q.is_empty() && q.pop().is_none());
-            q.clear();
         }
     }
 }
