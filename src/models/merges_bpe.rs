@@ -68,6 +68,11 @@ pub struct MergesBpe {
     /// `first << 8 | second` (`(NONE, NONE)` when not listed): the first round of a byte-level
     /// piece's pairs without hashing.
     byte_pairs: Box<[(u32, u32)]>,
+    /// The listed merge of each pair of ids below [`GRID_IDS`], `(rank, merged id)` by
+    /// `left * GRID_IDS + right` (`(NONE, NONE)` when not listed): most merges that find a
+    /// pair join two such ids (the bytes and the first merges), answered from one table
+    /// instead of a probe of the merges map.
+    grid: Box<[(u32, u32)]>,
     /// The id of every vocabulary entry, by its bytes.
     by_bytes: TokenTable,
     /// A piece in the vocabulary is that token, merges or not.
@@ -106,6 +111,9 @@ struct AffixedSymbols {
     middle: [u32; 256],
     last: [u32; 256],
 }
+
+/// Ids below this have their merges in [`MergesBpe::grid`].
+const GRID_IDS: usize = 512;
 
 /// Pieces longer than this with two non-ASCII characters in a row are cut at their safe cuts
 /// ([`SafeCuts`]) before merging.
@@ -245,6 +253,7 @@ impl MergesBpe {
         let mut lefts = vec![0u64; size.div_ceil(64)].into_boxed_slice();
         let mut rights = lefts.clone();
         let mut byte_pairs = vec![(NONE, NONE); 1 << 16].into_boxed_slice();
+        let mut grid = vec![(NONE, NONE); GRID_IDS * GRID_IDS].into_boxed_slice();
         for (rank, (a, b)) in merges.into_iter().enumerate() {
             let id = |t: &[u8]| {
                 by_bytes.get(t).ok_or_else(|| {
@@ -267,6 +276,9 @@ impl MergesBpe {
             let new = id(&joined)?;
             // A pair listed twice keeps its first (lowest) rank.
             let merge = *map.entry(key(ia, ib)).or_insert((rank as u32, new));
+            if ((ia | ib) as usize) < GRID_IDS {
+                grid[ia as usize * GRID_IDS + ib as usize] = merge;
+            }
             lefts[ia as usize / 64] |= 1 << (ia % 64);
             rights[ib as usize / 64] |= 1 << (ib % 64);
             if let Some((x, y)) = bytes
@@ -299,6 +311,7 @@ impl MergesBpe {
             by_bytes,
             ignore_merges,
             byte_pairs,
+            grid,
             self_merges: SelfMerges::new(size),
             cuts,
             pair_cuts,
@@ -553,6 +566,10 @@ impl MergesBpe {
     /// The listed merge of `left` then `right`, if any: `(rank, merged id)`.
     #[inline]
     fn listed(&self, left: u32, right: u32) -> Option<(u32, u32)> {
+        if ((left | right) as usize) < GRID_IDS {
+            let merge = self.grid[left as usize * GRID_IDS + right as usize];
+            return (merge.0 != NONE).then_some(merge);
+        }
         let has = |bits: &[u64], id: u32| {
             bits.get(id as usize / 64)
                 .is_some_and(|w| w & (1 << (id % 64)) != 0)
@@ -734,6 +751,35 @@ mod tests {
         bpe.encode_piece(b"abab", &mut MergeScratch::default(), &mut out);
         let ids: Vec<u32> = out.iter().map(|t| t.id).collect();
         assert_eq!(ids, vec![256, 256]);
+    }
+
+    #[test]
+    fn the_grid_answers_as_the_merges_map() {
+        // 700 merges of random pairs of earlier tokens: results below GRID_IDS and above,
+        // joins of low ids listed late, some bytes made by two listed pairs, one pair listed
+        // twice (its first rank counts).
+        let mut g = TestText::new(0xBB67_AE85);
+        let mut tokens: Vec<Vec<u8>> = (0..=255u8).map(|b| vec![b]).collect();
+        let mut merges: Vec<(Vec<u8>, Vec<u8>)> = Vec::new();
+        while merges.len() < 700 {
+            let pick = |g: &mut TestText, n: usize| g.below(n.min(600) as u32) as usize;
+            let (a, b) = (pick(&mut g, tokens.len()), pick(&mut g, tokens.len()));
+            let joined = [&tokens[a][..], &tokens[b][..]].concat();
+            if !tokens.contains(&joined) {
+                tokens.push(joined);
+            }
+            merges.push((tokens[a].clone(), tokens[b].clone()));
+        }
+        merges.push(merges[3].clone());
+        let vocab = tokens.iter().cloned().zip(0..).collect();
+        let bpe = MergesBpe::new(vocab, merges, false, Kernels::scalar()).unwrap();
+        assert!(bpe.len() > GRID_IDS);
+        for a in 0..bpe.len().min(GRID_IDS + 50) as u32 {
+            for b in 0..bpe.len().min(GRID_IDS + 50) as u32 {
+                let map = bpe.merges.get(&key(a, b)).copied();
+                assert_eq!(bpe.listed(a, b), map, "({a}, {b})");
+            }
+        }
     }
 
     fn model(extra: &[&[u8]], merges: &[(&[u8], &[u8])], ignore_merges: bool) -> MergesBpe {
