@@ -80,8 +80,12 @@ fn unsupported_components_are_named() {
 #[test]
 fn malformed_fields_are_errors() {
     type Edit = fn(&mut serde_json::Value);
-    let edits: [(&str, Edit); 6] = [
+    let edits: [(&str, Edit); 7] = [
         ("vocab", |j| j["model"]["vocab"] = serde_json::json!([1, 2])),
+        // Far past the vocabulary: a table indexed by id would take 64 GB.
+        ("sparse id", |j| {
+            j["model"]["vocab"]["hello"] = serde_json::json!(4_000_000_000u32)
+        }),
         ("unk", |j| j["model"]["unk_token"] = "<nope>".into()),
         ("id", |j| {
             j["model"]["vocab"]["hello"] = serde_json::json!(-3)

@@ -4,6 +4,7 @@
 
 use serde_json::{Map, Value};
 
+use crate::models::dense_ids::check_dense_ids;
 use crate::normalize::bert::BertNormalizer;
 use crate::normalize::hf::{Normalizer, Pattern, Step};
 use crate::pipeline::added_tokens::AddedToken;
@@ -196,6 +197,7 @@ impl TokenizerJson {
                 Ok((token.clone(), id))
             })
             .collect::<Result<Vec<_>, String>>()?;
+        check_dense_ids(vocab.iter().map(|&(_, id)| id), vocab.len(), "id")?;
         let merges = model
             .get("merges")
             .and_then(Value::as_array)
@@ -393,7 +395,8 @@ impl TokenizerJson {
             return Ok(Vec::new());
         };
         let list = list.as_array().ok_or("added_tokens is not a list")?;
-        list.iter()
+        let tokens = list
+            .iter()
             .enumerate()
             .map(|(i, t)| {
                 let what = format!("added_tokens[{i}]");
@@ -422,7 +425,18 @@ impl TokenizerJson {
                     special,
                 })
             })
-            .collect()
+            .collect::<Result<Vec<_>, String>>()?;
+        // Their ids index the same tables as the vocabulary's.
+        let vocab = self
+            .component("model")
+            .and_then(|m| m.get("vocab"))
+            .map_or(0, |v| match v {
+                Value::Object(o) => o.len(),
+                Value::Array(a) => a.len(),
+                _ => 0,
+            });
+        check_dense_ids(tokens.iter().map(|t| t.id), vocab + tokens.len(), "id")?;
+        Ok(tokens)
     }
 
     /// The normalizer, when it is a `BertNormalizer` (or absent).

@@ -16,6 +16,7 @@ use std::collections::HashMap;
 
 use simdtok_kernels::Kernels;
 
+use crate::models::dense_ids::check_dense_ids;
 use crate::models::pair_cuts::PairCuts;
 use crate::models::part_runs::{Run, merge_runs, push_runs, start_runs};
 use crate::models::rank_queue::RankQueue;
@@ -90,6 +91,7 @@ impl ByteBpe {
     /// The table of `(token bytes, rank)` pairs. Every single byte must be a token (else some
     /// text could not be encoded); a token listed twice is an error.
     pub fn new(pairs: Vec<(Vec<u8>, u32)>, kernels: &'static Kernels) -> Result<ByteBpe, String> {
+        check_dense_ids(pairs.iter().map(|&(_, r)| r), pairs.len(), "rank")?;
         let size = pairs
             .iter()
             .map(|&(_, r)| r as usize + 1)

@@ -13,6 +13,7 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 
 use crate::models::byte_bpe::PieceToken;
+use crate::models::dense_ids::check_dense_ids;
 use crate::models::pair_cuts::PairCuts;
 use crate::models::part_runs::{Run, merge_runs, push_runs, start_runs};
 use crate::models::rank_queue::RankQueue;
@@ -221,6 +222,7 @@ impl MergesBpe {
         affixes: Affixes,
         kernels: &'static Kernels,
     ) -> Result<MergesBpe, String> {
+        check_dense_ids(vocab.iter().map(|&(_, id)| id), vocab.len(), "id")?;
         let size = vocab
             .iter()
             .map(|&(_, id)| id as usize + 1)

@@ -3,6 +3,7 @@
 pub mod byte_bpe;
 pub mod cache_bypass;
 pub mod cache_owner;
+pub mod dense_ids;
 pub mod merges_bpe;
 pub mod pair_cuts;
 pub mod part_runs;

@@ -14,6 +14,7 @@ use std::collections::HashMap;
 
 use simdtok_kernels::{DoubleArray, Kernels};
 
+use crate::models::dense_ids::check_dense_ids;
 use crate::options::WordPieceAlgorithm;
 
 /// One sub-token of a word: its id and its byte span in the word.
@@ -56,6 +57,7 @@ impl WordPiece {
         algorithm: WordPieceAlgorithm,
         kernels: &'static Kernels,
     ) -> Result<WordPiece, String> {
+        check_dense_ids(vocab.iter().map(|&(_, id)| id), vocab.len(), "id")?;
         let mut ids: HashMap<Box<str>, u32> = HashMap::with_capacity(vocab.len());
         for (token, id) in vocab {
             ids.insert(token.into_boxed_str(), id);
