@@ -3,9 +3,11 @@
 //! the file (never a panic, an abort on a huge allocation, or a silent difference), and what
 //! still loads encodes without panicking.
 
+#[path = "common/bad_files.rs"]
+mod bad_files;
+
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::path::Path;
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
@@ -15,33 +17,8 @@ use simdtok::{Error, Tokenizer};
 const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/bpe");
 const SAMPLE: &str = "Hello world! It's 2024: naïve café, 日本語 🎉\r\n\t  end<|endoftext|>";
 
-/// `files` (name, bytes) in a directory of their own (tests run in parallel); the path of the
-/// first, the one loaded (GPT-2's `vocab.bpe` is found beside its `encoder.json`).
-fn temp(files: &[(&str, &[u8])]) -> PathBuf {
-    static NEXT: AtomicUsize = AtomicUsize::new(0);
-    let n = NEXT.fetch_add(1, Ordering::Relaxed);
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("bpe_bad_input/{n}"));
-    std::fs::create_dir_all(&dir).unwrap();
-    for (name, bytes) in files {
-        std::fs::write(dir.join(name), bytes).unwrap();
-    }
-    dir.join(files[0].0)
-}
-
-/// Loads the first of `files`; fails the test if loading panicked, or if an error does not name
-/// the file.
 fn load_files(files: &[(&str, &[u8])]) -> Result<Tokenizer, Error> {
-    let path = temp(files);
-    let result = catch_unwind(AssertUnwindSafe(|| Tokenizer::from_file(&path)))
-        .unwrap_or_else(|_| panic!("loading {} panicked", path.display()));
-    if let Err(e) = &result {
-        let msg = e.to_string();
-        assert!(
-            msg.contains(&path.display().to_string()),
-            "the error names the file: {msg}"
-        );
-    }
-    result
+    bad_files::load_checked(&bad_files::write("bpe_bad_input", files))
 }
 
 fn load(name: &str, bytes: &[u8]) -> Result<Tokenizer, Error> {
@@ -346,9 +323,45 @@ fn truncated_tokenizer_jsons_never_panic() {
 }
 
 #[test]
+fn corrupted_files_never_panic() {
+    // Bytes overwritten at random: most damage is an error (bad base64, bad JSON), some still
+    // loads (a token's bytes changed), and then encodes.
+    let mut x = 0x9E37_79B9_7F4A_7C15u64;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    let files = [
+        (RANK_NAME, rank_file(&rank_lines())),
+        (
+            "tokenizer.json",
+            std::fs::read(Path::new(DATA).join(BYTE_LEVEL)).unwrap(),
+        ),
+        (
+            "tokenizer.json",
+            std::fs::read(Path::new(DATA).join(SPM_STYLE)).unwrap(),
+        ),
+    ];
+    for (name, original) in &files {
+        for round in 0..60 {
+            let mut bytes = original.clone();
+            for _ in 0..1 + round % 8 {
+                let at = (next() % bytes.len() as u64) as usize;
+                bytes[at] = next() as u8;
+            }
+            if let Ok(tok) = load(name, &bytes) {
+                exercise(&format!("{name} corruption {round}"), &tok);
+            }
+        }
+    }
+}
+
+#[test]
 fn pathological_texts_encode_like_their_parts() {
     // Long runs and repetitions give a result (no panic, no hang), with offsets in order.
-    let rank_path = temp(&[(RANK_NAME, &rank_file(&rank_lines()))]);
+    let rank_path = bad_files::write("bpe_bad_input", &[(RANK_NAME, &rank_file(&rank_lines()))]);
     let models = [
         rank_path,
         Path::new(DATA).join(BYTE_LEVEL),

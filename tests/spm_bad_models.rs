@@ -1,35 +1,21 @@
 //! Malformed, truncated and foreign model files: a clear error naming the file, never a panic
 //! (and when a damaged file still parses, encoding with it must not panic either).
 
+#[path = "common/bad_files.rs"]
+mod bad_files;
+
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use simdtok::{Error, Tokenizer};
 
 const MODELS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/sentencepiece");
 const SAMPLE: &str = "Hello world! naïve café ｶﾀｶﾅ 日本語 🎉 \t end";
 
-fn scratch(name: &str, bytes: &[u8]) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("spm_bad_models");
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    std::fs::write(&path, bytes).unwrap();
-    path
-}
-
-/// Loads `bytes` as a model; panics (failing the test) only if the library panicked.
+/// Loads `bytes` as a model named `name`; panics (failing the test) only if the library
+/// panicked, or if an error does not name the file.
 fn load(name: &str, bytes: &[u8]) -> Result<Tokenizer, Error> {
-    let path = scratch(name, bytes);
-    let result = catch_unwind(AssertUnwindSafe(|| Tokenizer::from_file(&path)))
-        .unwrap_or_else(|_| panic!("loading {name} panicked"));
-    if let Err(e) = &result {
-        let msg = e.to_string();
-        assert!(
-            msg.contains(&path.display().to_string()),
-            "the error names the file: {msg}"
-        );
-    }
-    result
+    bad_files::load_checked(&bad_files::write("spm_bad_models", &[(name, bytes)]))
 }
 
 fn exercise(name: &str, tok: &Tokenizer) {
