@@ -326,13 +326,6 @@ fn truncated_tokenizer_jsons_never_panic() {
 fn corrupted_files_never_panic() {
     // Bytes overwritten at random: most damage is an error (bad base64, bad JSON), some still
     // loads (a token's bytes changed), and then encodes.
-    let mut x = 0x9E37_79B9_7F4A_7C15u64;
-    let mut next = move || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x
-    };
     let files = [
         (RANK_NAME, rank_file(&rank_lines())),
         (
@@ -345,13 +338,11 @@ fn corrupted_files_never_panic() {
         ),
     ];
     for (name, original) in &files {
-        for round in 0..60 {
-            let mut bytes = original.clone();
-            for _ in 0..1 + round % 8 {
-                let at = (next() % bytes.len() as u64) as usize;
-                bytes[at] = next() as u8;
-            }
-            if let Ok(tok) = load(name, &bytes) {
+        for (round, bytes) in bad_files::damaged(original, 60, 0x9E37_79B9_7F4A_7C15)
+            .iter()
+            .enumerate()
+        {
+            if let Ok(tok) = load(name, bytes) {
                 exercise(&format!("{name} corruption {round}"), &tok);
             }
         }

@@ -70,26 +70,14 @@ fn truncated_models_never_panic() {
 
 #[test]
 fn corrupted_models_never_panic() {
-    let mut x = 0x2545_F491_4F6C_DD1Du64;
-    let mut next = move || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x
-    };
     for stem in [
         "botchan_en_unigram_1000",
         "botchan_en_bpe_1000",
         "kyoto_ja_unigram_8000",
     ] {
-        let original = model_bytes(stem);
-        for round in 0..60 {
-            let mut bytes = original.clone();
-            for _ in 0..1 + round % 8 {
-                let at = (next() % bytes.len() as u64) as usize;
-                bytes[at] = next() as u8;
-            }
-            if let Ok(tok) = load(&format!("{stem}.corrupt{round}.model"), &bytes) {
+        let damaged = bad_files::damaged(&model_bytes(stem), 60, 0x2545_F491_4F6C_DD1D);
+        for (round, bytes) in damaged.iter().enumerate() {
+            if let Ok(tok) = load(&format!("{stem}.corrupt{round}.model"), bytes) {
                 exercise(&format!("{stem} corruption {round}"), &tok);
             }
         }

@@ -117,6 +117,20 @@ fn truncated_files_never_panic() {
 }
 
 #[test]
+fn corrupted_files_never_panic() {
+    let json = std::fs::read(Path::new(DATA).join("all-MiniLM-L6-v2.bert-uncased.tokenizer.json"))
+        .unwrap();
+    let vocab = std::fs::read(Path::new(DATA).join("bert-base-uncased.vocab.txt")).unwrap();
+    for (name, original) in [("tokenizer.json", &json), ("vocab.txt", &vocab)] {
+        for bytes in bad_files::damaged(original, 60, 0xD1B5_4A32_D192_ED03) {
+            if let Ok(tok) = load(name, &bytes) {
+                let _ = tok.encode_full("Hello, wörld! 中文 [CLS]");
+            }
+        }
+    }
+}
+
+#[test]
 fn bad_vocab_txt() {
     let e = load("vocab.txt", b"[PAD]\n[UNK]\nab\xffc\n").unwrap_err();
     assert!(e.to_string().contains("line 3"), "{e}");

@@ -34,3 +34,25 @@ pub fn load_checked(path: &Path) -> Result<Tokenizer, Error> {
     }
     result
 }
+
+/// `rounds` copies of `original`, copy `k` with `1 + k % 8` bytes overwritten at places and with
+/// values drawn from a xorshift generator seeded with `seed` (reproducible damage).
+pub fn damaged(original: &[u8], rounds: usize, seed: u64) -> Vec<Vec<u8>> {
+    let mut x = seed | 1;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    (0..rounds)
+        .map(|round| {
+            let mut bytes = original.to_vec();
+            for _ in 0..1 + round % 8 {
+                let at = (next() % bytes.len() as u64) as usize;
+                bytes[at] = next() as u8;
+            }
+            bytes
+        })
+        .collect()
+}
