@@ -100,12 +100,21 @@ fn malformed_fields_are_errors() {
     }
 }
 
+/// The two files the damage tests start from, by the names that get them detected.
+fn model_files() -> [(&'static str, Vec<u8>); 2] {
+    let read = |file: &str| std::fs::read(Path::new(DATA).join(file)).unwrap();
+    [
+        (
+            "tokenizer.json",
+            read("all-MiniLM-L6-v2.bert-uncased.tokenizer.json"),
+        ),
+        ("vocab.txt", read("bert-base-uncased.vocab.txt")),
+    ]
+}
+
 #[test]
 fn truncated_files_never_panic() {
-    let json = std::fs::read(Path::new(DATA).join("all-MiniLM-L6-v2.bert-uncased.tokenizer.json"))
-        .unwrap();
-    let vocab = std::fs::read(Path::new(DATA).join("bert-base-uncased.vocab.txt")).unwrap();
-    for (name, bytes) in [("tokenizer.json", &json), ("vocab.txt", &vocab)] {
+    for (name, bytes) in &model_files() {
         for i in 0..200 {
             let cut = bytes.len() * i / 200;
             if let Ok(tok) = load(name, &bytes[..cut]) {
@@ -118,10 +127,7 @@ fn truncated_files_never_panic() {
 
 #[test]
 fn corrupted_files_never_panic() {
-    let json = std::fs::read(Path::new(DATA).join("all-MiniLM-L6-v2.bert-uncased.tokenizer.json"))
-        .unwrap();
-    let vocab = std::fs::read(Path::new(DATA).join("bert-base-uncased.vocab.txt")).unwrap();
-    for (name, original) in [("tokenizer.json", &json), ("vocab.txt", &vocab)] {
+    for (name, original) in &model_files() {
         for bytes in bad_files::damaged(original, 60, 0xD1B5_4A32_D192_ED03) {
             if let Ok(tok) = load(name, &bytes) {
                 let _ = tok.encode_full("Hello, wörld! 中文 [CLS]");
