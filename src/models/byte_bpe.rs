@@ -23,6 +23,7 @@ use crate::models::rank_queue::RankQueue;
 use crate::models::safe_cuts::{CutBuffers, SafeCuts};
 use crate::models::segment_cache;
 use crate::models::self_merges::SelfMerges;
+pub use crate::models::token::PieceToken;
 use crate::models::token_table::TokenTable;
 use crate::models::vocab::Crc32cState;
 
@@ -62,15 +63,6 @@ pub struct ByteBpe {
     /// This model's results in a thread's [`SegmentCache`].
     model_id: usize,
     kernels: &'static Kernels,
-}
-
-/// One token of a piece: its id and its length in bytes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct PieceToken {
-    /// The id (the rank).
-    pub id: u32,
-    /// Bytes of the piece it covers.
-    pub len: u32,
 }
 
 /// Buffers reused across pieces.

@@ -14,6 +14,7 @@ pub mod self_merges;
 pub mod spm_bpe;
 #[cfg(test)]
 pub(crate) mod test_text;
+pub mod token;
 pub mod token_table;
 pub mod unigram;
 pub mod vocab;

@@ -18,7 +18,7 @@
 //! fragment (every merge its own step); then this gives up after a budget that is linear in the
 //! number of parts, and the caller merges the sequence the general way.
 
-use crate::models::byte_bpe::PieceToken;
+use crate::models::token::PieceToken;
 
 const NONE: u32 = u32::MAX;
 /// More runs than this: give up (each step scans all runs).

@@ -33,11 +33,11 @@ use std::sync::OnceLock;
 
 use simdtok_kernels::{DoubleArray, Kernels};
 
-use crate::models::byte_bpe::PieceToken;
 use crate::models::cache_bypass::CacheBypass;
 use crate::models::pair_cuts::PairCuts;
 use crate::models::segment_cache::SegmentCache;
 use crate::models::self_merges::SelfMerges;
+use crate::models::token::PieceToken;
 
 /// UTF-8 lead bytes of multi-byte characters: `0xC0..=0xFF`.
 const LEADS: usize = 64;

@@ -10,8 +10,8 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use crate::models::byte_bpe::PieceToken;
 use crate::models::cache_owner::{CacheOwner, Claim, Stamp};
+use crate::models::token::PieceToken;
 
 /// Segments up to this many bytes are cached…
 const MAX_SEGMENT: usize = 8;

@@ -11,7 +11,7 @@
 
 use std::sync::atomic::{AtomicU8, Ordering};
 
-use crate::models::byte_bpe::PieceToken;
+use crate::models::token::PieceToken;
 
 const UNKNOWN: u8 = 0;
 const YES: u8 = 1;

@@ -9,8 +9,8 @@ use std::cell::RefCell;
 use simdtok_kernels::Kernels;
 
 use crate::load::tokenizer_json::ByteLevelDecoder;
-use crate::models::byte_bpe::PieceToken;
 use crate::models::merges_bpe::{MergeScratch, MergesBpe};
+use crate::models::token::PieceToken;
 use crate::normalize::hf::{self, Normalizer};
 use crate::pipeline::Pipeline;
 use crate::pipeline::added_tokens::{AddedTokens, Split};

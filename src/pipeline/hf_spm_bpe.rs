@@ -11,11 +11,11 @@ use serde_json::Value;
 use simdtok_kernels::Kernels;
 
 use crate::load::tokenizer_json::{TokenizerJson, sequence_items};
-use crate::models::byte_bpe::PieceToken;
 use crate::models::merges_bpe::{MergeScratch, MergesBpe};
 use crate::models::safe_cuts::{CutBuffers, SafeCuts};
 use crate::models::segment_cache;
-use crate::models::wordpiece::WordToken;
+use crate::models::token::PieceToken;
+use crate::models::token::WordToken;
 use crate::normalize::hf::{self, Normalizer, Pattern, Step};
 use crate::options::LoadOptions;
 use crate::pipeline::Pipeline;

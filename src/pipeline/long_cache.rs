@@ -13,8 +13,8 @@
 //! tier (table and arena) first. Records evicted from their bucket stay in the arena until then.
 //! All told the tier takes under 4.5 MiB.
 
-use crate::models::byte_bpe::PieceToken;
 use crate::models::cache_owner::Stamp;
+use crate::models::token::PieceToken;
 
 /// Pieces up to this many bytes go to the long tier.
 pub const LONG_PIECE: usize = 256;

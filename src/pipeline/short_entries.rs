@@ -13,7 +13,7 @@
 //! is never another word's.
 
 use crate::models::cache_owner::Stamp;
-use crate::models::wordpiece::WordToken;
+use crate::models::token::WordToken;
 use crate::pipeline::word_cache::Key;
 
 /// What a hit hands on: the sinks take four ids at a time.

@@ -1,7 +1,7 @@
 //! Where a pipeline puts tokens: ids only (the fast path), or ids with offsets.
 
 use crate::encoding::Encoding;
-use crate::models::byte_bpe::PieceToken;
+use crate::models::token::PieceToken;
 
 /// A receiver of tokens with their `[start, end)` byte spans in the input.
 pub(crate) trait Sink {

@@ -268,7 +268,8 @@ mod tests {
     use super::*;
 
     use crate::encoding::Encoding;
-    use crate::models::byte_bpe::{BpeScratch, PieceToken};
+    use crate::models::byte_bpe::BpeScratch;
+    use crate::models::token::PieceToken;
 
     /// Every byte, and every substring of two or more bytes of some words (with and without a
     /// leading space), shorter ones ranked first.

@@ -20,10 +20,10 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use crate::models::byte_bpe::PieceToken;
 use crate::models::cache_bypass::CacheBypass;
 use crate::models::cache_owner::{CacheOwner, Claim};
-use crate::models::wordpiece::WordToken;
+use crate::models::token::PieceToken;
+use crate::models::token::WordToken;
 #[cfg(test)]
 use crate::pipeline::long_cache::{LONG_MAX_TOKENS, LONG_PIECE};
 use crate::pipeline::long_cache::{LongCache, LongTokens};

@@ -17,7 +17,8 @@ use std::cell::RefCell;
 
 use simdtok_kernels::{BlockMasks, ByteClassSpec, ByteClassTable, ByteSet, ClassSet, Kernels};
 
-use crate::models::wordpiece::{WordPiece, WordToken};
+use crate::models::token::WordToken;
+use crate::models::wordpiece::WordPiece;
 use crate::normalize::bert::{BertNormalizer, CharAction};
 use crate::normalize::bert_chars::{self, PUNCT, WHITESPACE};
 use crate::pipeline::Pipeline;

@@ -3,7 +3,8 @@
 //! prefix of the rest of the word, shortest first, so the last one is the longest — which costs
 //! the length of the longest match attempt rather than one hash lookup per candidate length.
 
-use super::{WordPiece, WordToken};
+use super::WordPiece;
+use crate::models::token::WordToken;
 
 /// See [`WordPiece::encode_word`].
 #[inline]

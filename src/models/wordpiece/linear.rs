@@ -23,7 +23,8 @@
 
 use simdtok_kernels::{DoubleArray, TrieNode};
 
-use super::{WordPiece, WordToken};
+use super::WordPiece;
+use crate::models::token::WordToken;
 
 /// Marks the word-initial half of the trie.
 const INITIAL: u8 = 1;

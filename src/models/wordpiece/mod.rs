@@ -15,18 +15,8 @@ use std::collections::HashMap;
 use simdtok_kernels::{DoubleArray, Kernels};
 
 use crate::models::dense_ids::check_dense_ids;
+pub use crate::models::token::WordToken;
 use crate::options::WordPieceAlgorithm;
-
-/// One sub-token of a word: its id and its byte span in the word.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct WordToken {
-    /// The token id.
-    pub id: u32,
-    /// First byte in the word.
-    pub start: u32,
-    /// One past the last byte in the word.
-    pub end: u32,
-}
 
 /// A WordPiece vocabulary and its encoders.
 #[derive(Debug)]
