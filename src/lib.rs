@@ -8,6 +8,7 @@
 //! # Ok::<(), simdtok::Error>(())
 //! ```
 
+pub mod cache;
 pub mod cpu_report;
 pub mod encoding;
 pub mod error;

@@ -16,12 +16,12 @@ use std::collections::HashMap;
 
 use simdtok_kernels::Kernels;
 
+use crate::cache::segment as segment_cache;
 use crate::models::dense_ids::check_dense_ids;
 use crate::models::pair_cuts::PairCuts;
 use crate::models::part_runs::{Run, merge_runs, push_runs, start_runs};
 use crate::models::rank_queue::RankQueue;
 use crate::models::safe_cuts::{CutBuffers, SafeCuts};
-use crate::models::segment_cache;
 use crate::models::self_merges::SelfMerges;
 pub use crate::models::token::PieceToken;
 use crate::models::token_table::TokenTable;

@@ -12,12 +12,12 @@ use simdtok_kernels::Kernels;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 
+use crate::cache::segment as segment_cache;
 use crate::models::dense_ids::check_dense_ids;
 use crate::models::pair_cuts::PairCuts;
 use crate::models::part_runs::{Run, merge_runs, push_runs, start_runs};
 use crate::models::rank_queue::RankQueue;
 use crate::models::safe_cuts::{CutBuffers, SafeCuts};
-use crate::models::segment_cache;
 use crate::models::self_merges::SelfMerges;
 use crate::models::token::PieceToken;
 use crate::models::token_table::TokenTable;

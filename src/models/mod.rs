@@ -1,15 +1,12 @@
 //! Segmentation algorithms over a vocabulary, independent of the file a model came from.
 
 pub mod byte_bpe;
-pub mod cache_bypass;
-pub mod cache_owner;
 pub mod dense_ids;
 pub mod merges_bpe;
 pub mod pair_cuts;
 pub mod part_runs;
 pub mod rank_queue;
 pub mod safe_cuts;
-pub mod segment_cache;
 pub mod self_merges;
 pub mod spm_bpe;
 #[cfg(test)]

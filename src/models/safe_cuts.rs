@@ -33,9 +33,9 @@ use std::sync::OnceLock;
 
 use simdtok_kernels::{DoubleArray, Kernels};
 
-use crate::models::cache_bypass::CacheBypass;
+use crate::cache::bypass::CacheBypass;
+use crate::cache::segment::SegmentCache;
 use crate::models::pair_cuts::PairCuts;
-use crate::models::segment_cache::SegmentCache;
 use crate::models::self_merges::SelfMerges;
 use crate::models::token::PieceToken;
 

@@ -8,6 +8,7 @@ use std::cell::RefCell;
 
 use simdtok_kernels::Kernels;
 
+use crate::cache::word::{self as word_cache, CachedPiece, PieceCache, cached_pieces};
 use crate::load::tokenizer_json::ByteLevelDecoder;
 use crate::models::merges_bpe::{MergeScratch, MergesBpe};
 use crate::models::token::PieceToken;
@@ -15,7 +16,6 @@ use crate::normalize::hf::{self, Normalizer};
 use crate::pipeline::Pipeline;
 use crate::pipeline::added_tokens::{AddedTokens, Split};
 use crate::pipeline::sink::{self, Sink};
-use crate::pipeline::word_cache::{self, CachedPiece, PieceCache, cached_pieces};
 use crate::pretokenize::Splitter;
 use crate::pretokenize::chain::{self, Chain};
 

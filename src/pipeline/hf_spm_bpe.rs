@@ -10,10 +10,11 @@ use std::collections::HashMap;
 use serde_json::Value;
 use simdtok_kernels::Kernels;
 
+use crate::cache::segment as segment_cache;
+use crate::cache::word::{self as word_cache, Key, WordCache};
 use crate::load::tokenizer_json::{TokenizerJson, sequence_items};
 use crate::models::merges_bpe::{MergeScratch, MergesBpe};
 use crate::models::safe_cuts::{CutBuffers, SafeCuts};
-use crate::models::segment_cache;
 use crate::models::token::PieceToken;
 use crate::models::token::WordToken;
 use crate::normalize::hf::{self, Normalizer, Pattern, Step};
@@ -21,7 +22,6 @@ use crate::options::LoadOptions;
 use crate::pipeline::Pipeline;
 use crate::pipeline::added_tokens::{AddedTokens, Split};
 use crate::pipeline::sink::Sink;
-use crate::pipeline::word_cache::{self, Key, WordCache};
 
 /// The `Metaspace` pre-tokenizer (`replacement` `▁`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -5,12 +5,9 @@ pub mod bert_load;
 pub mod hf_bpe;
 pub mod hf_bpe_load;
 pub mod hf_spm_bpe;
-pub mod long_cache;
-pub mod short_entries;
 pub(crate) mod sink;
 pub mod spm;
 pub mod tiktoken;
-pub mod word_cache;
 pub mod wordpiece;
 
 use crate::encoding::Encoding;

@@ -6,11 +6,13 @@ use std::cell::RefCell;
 
 use simdtok_kernels::Kernels;
 
+use crate::cache::word::{
+    self as word_cache, CachedPiece, PieceCache, cached_piece, cached_pieces,
+};
 use crate::models::byte_bpe::{BpeScratch, ByteBpe};
 use crate::pipeline::Pipeline;
 use crate::pipeline::added_tokens::{AddedToken, AddedTokens, Split};
 use crate::pipeline::sink::Sink;
-use crate::pipeline::word_cache::{self, CachedPiece, PieceCache, cached_piece, cached_pieces};
 use crate::pretokenize::{Pattern, Splitter};
 
 /// The named encodings: the pattern and the special tokens tiktoken gives each.

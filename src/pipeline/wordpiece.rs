@@ -17,6 +17,7 @@ use std::cell::RefCell;
 
 use simdtok_kernels::{BlockMasks, ByteClassSpec, ByteClassTable, ByteSet, ClassSet, Kernels};
 
+use crate::cache::word::{self as word_cache, Key, WordCache};
 use crate::models::token::WordToken;
 use crate::models::wordpiece::WordPiece;
 use crate::normalize::bert::{BertNormalizer, CharAction};
@@ -24,7 +25,6 @@ use crate::normalize::bert_chars::{self, PUNCT, WHITESPACE};
 use crate::pipeline::Pipeline;
 use crate::pipeline::added_tokens::{AddedTokens, Split};
 use crate::pipeline::sink::Sink;
-use crate::pipeline::word_cache::{self, Key, WordCache};
 
 /// Class of ASCII letters and digits in the fast path's class table.
 const WORD: usize = 0;

@@ -5,7 +5,7 @@
 //! pieces): a hit costs a 16-byte compare instead of a trie walk or a merge whose every step is
 //! a dependent load. The short tier holds 65536 entries, two-way set associative: a new word
 //! replaces the less recently used of its set's two. Its entries are laid out per model
-//! ([`crate::pipeline::short_entries`]): 40 bytes with up to four tokens for WordPiece and
+//! ([`crate::cache::short_entries`]): 40 bytes with up to four tokens for WordPiece and
 //! SentencePiece BPE (2.5 MiB), 32 bytes with up to three, a set per cache line, for byte-level
 //! BPE (2 MiB). Once it has evicted [`GROW_AFTER`] live BPE pieces it doubles, once, to 131072
 //! entries (5 or 4 MiB): English has
@@ -20,15 +20,15 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use crate::models::cache_bypass::CacheBypass;
-use crate::models::cache_owner::{CacheOwner, Claim};
+use crate::cache::bypass::CacheBypass;
+#[cfg(test)]
+use crate::cache::long::{LONG_MAX_TOKENS, LONG_PIECE};
+use crate::cache::long::{LongCache, LongTokens};
+use crate::cache::owner::{CacheOwner, Claim};
+use crate::cache::short_entries::{HIT_TOKENS, ShortEntry, ShortSet};
+pub use crate::cache::short_entries::{PieceSet, WordSet};
 use crate::models::token::PieceToken;
 use crate::models::token::WordToken;
-#[cfg(test)]
-use crate::pipeline::long_cache::{LONG_MAX_TOKENS, LONG_PIECE};
-use crate::pipeline::long_cache::{LongCache, LongTokens};
-use crate::pipeline::short_entries::{HIT_TOKENS, ShortEntry, ShortSet};
-pub use crate::pipeline::short_entries::{PieceSet, WordSet};
 use crate::pipeline::sink::{IdsCursor, Sink, push_each};
 
 static NEXT_OWNER: AtomicUsize = AtomicUsize::new(0);
@@ -330,8 +330,8 @@ impl<S: ShortSet> WordCache<S> {
 mod tests {
     use super::*;
 
+    use crate::cache::short_entries::PieceEntry;
     use crate::encoding::Encoding;
-    use crate::pipeline::short_entries::PieceEntry;
 
     /// Encodes `piece` at `at` through the cache; the piece's "tokens" are its bytes in
     /// threes, so every result is known. Returns the encoding and whether `encode` ran.
@@ -408,7 +408,7 @@ mod tests {
 
     #[test]
     fn pieces_that_never_repeat_go_around_the_cache_and_stay_exact() {
-        use crate::models::cache_bypass::{FIRST_SKIP, WINDOW};
+        use crate::cache::bypass::{FIRST_SKIP, WINDOW};
         let mut cache = PieceCache::default();
         cache.claim(3);
         let piece = |i: u32, long: bool| {

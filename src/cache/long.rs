@@ -1,4 +1,4 @@
-//! The long tier of the per-thread piece cache ([`super::word_cache`]): BPE pieces of 17 to
+//! The long tier of the per-thread piece cache ([`super::word`]): BPE pieces of 17 to
 //! [`LONG_PIECE`] bytes — the letter runs of CJK text, where one piece is a whole clause and
 //! costs dozens of merges — and short ones of many tokens.
 //!
@@ -13,7 +13,7 @@
 //! tier (table and arena) first. Records evicted from their bucket stay in the arena until then.
 //! All told the tier takes under 4.5 MiB.
 
-use crate::models::cache_owner::Stamp;
+use crate::cache::owner::Stamp;
 use crate::models::token::PieceToken;
 
 /// Pieces up to this many bytes go to the long tier.
@@ -273,7 +273,7 @@ impl SeenFilter {
 mod tests {
     use super::*;
 
-    use crate::models::cache_owner::CacheOwner;
+    use crate::cache::owner::CacheOwner;
 
     fn stamp() -> Stamp {
         let mut owner = CacheOwner::default();

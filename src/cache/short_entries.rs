@@ -1,4 +1,4 @@
-//! The two entry layouts of the word cache's short tier ([`super::word_cache::WordCache`]),
+//! The two entry layouts of the word cache's short tier ([`super::word::WordCache`]),
 //! each with its set of two ways.
 //!
 //! - [`WordSet`]: entries of 40 bytes with up to four tokens, for WordPiece and SentencePiece
@@ -12,9 +12,9 @@
 //! Both keep the word's 16 key bytes; a hit compares all of them, and the length, so a result
 //! is never another word's.
 
-use crate::models::cache_owner::Stamp;
+use crate::cache::owner::Stamp;
+use crate::cache::word::Key;
 use crate::models::token::WordToken;
-use crate::pipeline::word_cache::Key;
 
 /// What a hit hands on: the sinks take four ids at a time.
 pub const HIT_TOKENS: usize = 4;
@@ -279,7 +279,7 @@ mod tests {
     /// and another length or stamp is another word.
     fn every_split_round_trips<E: ShortEntry>() {
         let text: Vec<u8> = (0..16u8).map(|b| b'a' + b).collect();
-        let stamp = crate::models::cache_owner::CacheOwner::default().stamp();
+        let stamp = crate::cache::owner::CacheOwner::default().stamp();
         for len in 1..=16usize {
             let key = Key::new(&text[..len]);
             // Ends of every split into 1 to MAX_TOKENS + 1 tokens (by binary counting).
@@ -317,7 +317,7 @@ mod tests {
                 if len < 16 {
                     assert!(!e.holds(&Key::new(&text[..len + 1]), stamp));
                 }
-                let mut other = crate::models::cache_owner::CacheOwner::default();
+                let mut other = crate::cache::owner::CacheOwner::default();
                 other.claim(1);
                 assert!(!e.holds(&key, other.stamp()) && !e.is_live(other.stamp()));
             }

@@ -10,7 +10,7 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use crate::models::cache_owner::{CacheOwner, Claim, Stamp};
+use crate::cache::owner::{CacheOwner, Claim, Stamp};
 use crate::models::token::PieceToken;
 
 /// Segments up to this many bytes are cached…

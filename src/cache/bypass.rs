@@ -1,5 +1,5 @@
-//! When to leave a cache out: the piece cache ([`crate::pipeline::word_cache`]) or the segment
-//! cache ([`crate::models::segment_cache`]).
+//! When to leave a cache out: the piece cache ([`crate::cache::word`]) or the segment
+//! cache ([`crate::cache::segment`]).
 //!
 //! On text whose pieces do not repeat — random characters, hashes, base64 — the piece cache
 //! only costs: every lookup misses in a table of megabytes (a cache miss of the CPU's own), and
