@@ -10,6 +10,7 @@ use crate::error::{Error, Result};
 use crate::load::spm_proto;
 use crate::load::tiktoken;
 use crate::load::tokenizer_json::TokenizerJson;
+use crate::load::{bert, hf_bpe};
 use crate::models::byte_bpe::ByteBpe;
 use crate::options::{LoadOptions, TiktokenEncoding};
 use crate::pipeline::Pipeline;
@@ -18,7 +19,6 @@ use crate::pipeline::hf_spm_bpe::{self, HfSpmBpe};
 use crate::pipeline::spm::SentencePiece;
 use crate::pipeline::tiktoken::Tiktoken;
 use crate::pipeline::wordpiece::BertWordPiece;
-use crate::pipeline::{bert_load, hf_bpe_load};
 
 /// The kind of a model file, detected from its content (and name).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -203,7 +203,7 @@ impl Tokenizer {
             }
             ModelKind::VocabTxt => {
                 refuse_options(&shown, "vocab.txt", options, true)?;
-                let bert = bert_load::from_vocab_txt(&bytes, options, kernels)
+                let bert = bert::from_vocab_txt(&bytes, options, kernels)
                     .map_err(|reason| model_error(&shown, reason))?;
                 Ok(Tokenizer {
                     inner: Inner::WordPiece(Box::new(bert)),
@@ -215,15 +215,15 @@ impl Tokenizer {
                 match model_type {
                     "WordPiece" => {
                         refuse_options(&shown, "tokenizer.json", options, false)?;
-                        let bert = bert_load::from_tokenizer_json(&json, options, kernels)
+                        let bert = bert::from_tokenizer_json(&json, options, kernels)
                             .map_err(|reason| model_error(&shown, reason))?;
                         Ok(Tokenizer {
                             inner: Inner::WordPiece(Box::new(bert)),
                         })
                     }
-                    "BPE" if hf_bpe_load::is_byte_level(&json) => {
+                    "BPE" if hf_bpe::is_byte_level(&json) => {
                         refuse_options(&shown, "tokenizer.json", options, false)?;
-                        let bpe = hf_bpe_load::from_tokenizer_json(&json, options, kernels)
+                        let bpe = hf_bpe::from_tokenizer_json(&json, options, kernels)
                             .map_err(|reason| model_error(&shown, reason))?;
                         Ok(Tokenizer {
                             inner: Inner::HfBpe(Box::new(bpe)),
