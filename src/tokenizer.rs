@@ -10,12 +10,12 @@ use crate::error::{Error, Result};
 use crate::load::spm_proto;
 use crate::load::tiktoken;
 use crate::load::tokenizer_json::TokenizerJson;
-use crate::load::{bert, hf_bpe};
+use crate::load::{bert, hf_bpe, hf_spm_bpe};
 use crate::models::byte_bpe::ByteBpe;
 use crate::options::{LoadOptions, TiktokenEncoding};
 use crate::pipeline::Pipeline;
 use crate::pipeline::hf_bpe::HfBpe;
-use crate::pipeline::hf_spm_bpe::{self, HfSpmBpe};
+use crate::pipeline::hf_spm_bpe::HfSpmBpe;
 use crate::pipeline::spm::SentencePiece;
 use crate::pipeline::tiktoken::Tiktoken;
 use crate::pipeline::wordpiece::BertWordPiece;
@@ -231,7 +231,7 @@ impl Tokenizer {
                     }
                     "BPE" if hf_spm_bpe::is_spm_style(&json) => {
                         refuse_options(&shown, "tokenizer.json", options, false)?;
-                        let bpe = HfSpmBpe::from_json(&json, options, kernels)
+                        let bpe = hf_spm_bpe::from_tokenizer_json(&json, options, kernels)
                             .map_err(|reason| model_error(&shown, reason))?;
                         Ok(Tokenizer {
                             inner: Inner::HfSpmBpe(Box::new(bpe)),

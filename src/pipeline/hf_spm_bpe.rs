@@ -5,36 +5,23 @@
 //! `tokenizers` runs such a file, with its offsets.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
 
-use serde_json::Value;
 use simdtok_kernels::Kernels;
 
 use crate::cache::segment as segment_cache;
 use crate::cache::word::{self as word_cache, Key, WordCache};
-use crate::load::tokenizer_json::{TokenizerJson, sequence_items};
 use crate::models::merges_bpe::{MergeScratch, MergesBpe};
 use crate::models::safe_cuts::{CutBuffers, SafeCuts};
 use crate::models::token::PieceToken;
 use crate::models::token::WordToken;
-use crate::normalize::hf::{self, Normalizer, Pattern, Step};
-use crate::options::LoadOptions;
+use crate::normalize::hf::{self, Normalizer};
 use crate::pipeline::Pipeline;
 use crate::pipeline::added_tokens::{AddedTokens, Split};
 use crate::pipeline::sink::Sink;
 
-/// The `Metaspace` pre-tokenizer (`replacement` `▁`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Metaspace {
-    /// `prepend_scheme`: `Some(true)` always, `Some(false)` first, `None` never.
-    prepend: Option<bool>,
-    /// Each `▁` starts a new pre-token (`split`).
-    split: bool,
-}
-
 /// One step of the decoder.
 #[derive(Clone, Debug, PartialEq, Eq)]
-enum DecodeStep {
+pub enum DecodeStep {
     Replace(String, String),
     ByteFallback,
     Fuse,
@@ -48,6 +35,41 @@ enum DecodeStep {
     Metaspace {
         prepend: bool,
     },
+}
+
+/// What a SentencePiece-style BPE `tokenizer.json` holds, as [`crate::load::hf_spm_bpe`] reads
+/// it.
+#[derive(Debug)]
+pub struct HfSpmBpeParts {
+    /// The model.
+    pub bpe: MergesBpe,
+    /// The normalizer, with the `Metaspace` pre-tokenizer's replacement and prefix as its last
+    /// steps.
+    pub normalizer: Normalizer,
+    /// The id of `<0xXX>` for each byte, with byte fallback.
+    pub byte_fallback: Option<[u32; 256]>,
+    /// The unknown token's id, and whether unknowns in a row fuse into one.
+    pub unk: Option<(u32, bool)>,
+    /// Added tokens matched in the raw text.
+    pub added: AddedTokens,
+    /// The post-processor's ids before a sequence.
+    pub special_prefix: Vec<u32>,
+    /// … and after it.
+    pub special_suffix: Vec<u32>,
+    /// The decoder.
+    pub decoder: Vec<DecodeStep>,
+    /// The string of each id.
+    pub token_strings: Vec<Option<Box<str>>>,
+    /// See [`HfSpmBpe::encode_text`].
+    pub cut_at_spaces: bool,
+    /// Each `▁` (but at the start) begins a new pre-token.
+    pub split_at_spaces: bool,
+    /// Where long words can be cut; `None` when cuts could change the tokens.
+    pub cuts: Option<SafeCuts>,
+    /// The pairs of ASCII characters next to each other in some entry, when cuts are allowed.
+    pub ascii_pairs: Option<AsciiPairs>,
+    /// A whole text that is an entry is that entry (the model's `ignore_merges`).
+    pub ignore_merges: bool,
 }
 
 /// A SentencePiece-style BPE `tokenizer.json`.
@@ -70,7 +92,7 @@ pub struct HfSpmBpe {
     /// `split`.
     split_at_spaces: bool,
     /// Where long words can be cut ([`SafeCuts`]); `None` when cuts could change the tokens
-    /// (see [`HfSpmBpe::from_json`]).
+    /// (see [`crate::load::hf_spm_bpe`]).
     cuts: Option<SafeCuts>,
     /// The pairs of ASCII characters next to each other in some entry, when cuts are allowed
     /// (`cuts`): between two ASCII characters of no such pair, no entry — so no merge — can
@@ -103,8 +125,10 @@ struct NormalizeBuffers {
     scratch: hf::Scratch,
 }
 
-const SPACE: char = '\u{2581}';
-const SPACE_UTF8: &str = "\u{2581}";
+/// The SentencePiece space, `▁`.
+pub const SPACE: char = '\u{2581}';
+/// … as UTF-8.
+pub const SPACE_UTF8: &str = "\u{2581}";
 /// Words longer than this with two non-ASCII characters in a row are cut at their safe cuts
 /// before merging.
 const CUT_ABOVE: usize = 16;
@@ -113,258 +137,45 @@ thread_local! {
     static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
 }
 
-/// Whether the file looks like a SentencePiece-style BPE (it has `▁` in its normalizer or
-/// pre-tokenizer, or byte fallback).
-pub fn is_spm_style(json: &TokenizerJson) -> bool {
-    let has = |name: &str, needle: &str| {
-        json.component(name)
-            .is_some_and(|v| v.to_string().contains(needle))
-    };
-    has("normalizer", "\u{2581}")
-        || has("pre_tokenizer", "Metaspace")
-        || has("model", "\"byte_fallback\":true")
-}
-
-fn str_of<'a>(v: &'a Value, name: &str, what: &str) -> Result<&'a str, String> {
-    v.get(name)
-        .and_then(Value::as_str)
-        .ok_or_else(|| format!("{what}.{name} is missing or not a string"))
-}
-
-/// A `Replace` step's pattern: only a literal string is supported.
-fn replace_pattern(v: &Value, what: &str) -> Result<(String, String), String> {
-    let pattern = v
-        .get("pattern")
-        .and_then(|p| p.get("String"))
-        .and_then(Value::as_str)
-        .ok_or_else(|| format!("{what} Replace: only a String pattern is supported"))?;
-    Ok((pattern.to_string(), str_of(v, "content", what)?.to_string()))
-}
-
-/// A `Metaspace` pre-tokenizer or decoder (any other pre-tokenizer is an error): its
-/// `prepend_scheme` (or, in older files, `add_prefix_space`) and `split` (default `true`).
-fn metaspace_of(v: &Value) -> Result<Metaspace, String> {
-    let kind = v.get("type").and_then(Value::as_str).unwrap_or("?");
-    if kind != "Metaspace" {
-        return Err(format!(
-            "pre_tokenizer of type {kind} is not supported for a SentencePiece-style BPE (supported: none, Metaspace)"
-        ));
-    }
-    if v.get("replacement").and_then(Value::as_str) != Some(SPACE_UTF8) {
-        return Err("Metaspace: only the replacement \"\u{2581}\" is supported".into());
-    }
-    let prepend = match v.get("prepend_scheme").and_then(Value::as_str) {
-        Some("always") => Some(true),
-        Some("first") => Some(false),
-        Some("never") => None,
-        Some(other) => return Err(format!("Metaspace: unknown prepend_scheme {other:?}")),
-        None => match v.get("add_prefix_space").and_then(Value::as_bool) {
-            Some(false) => None,
-            _ => Some(true),
-        },
-    };
-    Ok(Metaspace {
-        prepend,
-        split: v.get("split").and_then(Value::as_bool).unwrap_or(true),
-    })
-}
-
-fn decoder_steps(json: &TokenizerJson) -> Result<Vec<DecodeStep>, String> {
-    let Some(d) = json.component("decoder") else {
-        return Ok(Vec::new());
-    };
-    let list = sequence_items(d, "decoder", "decoders")?;
-    list.into_iter()
-        .map(|step| match step.get("type").and_then(Value::as_str) {
-            Some("Replace") => {
-                let (a, b) = replace_pattern(step, "decoder")?;
-                Ok(DecodeStep::Replace(a, b))
-            }
-            Some("ByteFallback") => Ok(DecodeStep::ByteFallback),
-            Some("Metaspace") => Ok(DecodeStep::Metaspace {
-                prepend: metaspace_of(step)?.prepend.is_some(),
-            }),
-            Some("Fuse") => Ok(DecodeStep::Fuse),
-            Some("Strip") => {
-                let content = str_of(step, "content", "decoder Strip")?;
-                let mut chars = content.chars();
-                let (Some(c), None) = (chars.next(), chars.next()) else {
-                    return Err("decoder Strip: content must be one character".into());
-                };
-                let num = |name: &str| {
-                    step.get(name)
-                        .and_then(Value::as_u64)
-                        .map(|n| n as usize)
-                        .ok_or_else(|| format!("decoder Strip: {name} is not a number"))
-                };
-                Ok(DecodeStep::Strip {
-                    content: c,
-                    start: num("start")?,
-                    stop: num("stop")?,
-                })
-            }
-            Some(other) => Err(format!(
-                "decoder of type {other} is not supported for this model (supported: Replace, ByteFallback, Fuse, Strip, Metaspace)"
-            )),
-            None => Err("decoder has no type".into()),
-        })
-        .collect()
-}
-
 impl HfSpmBpe {
-    /// The tokenizer of a SentencePiece-style BPE `tokenizer.json`.
-    pub fn from_json(
-        json: &TokenizerJson,
-        options: &LoadOptions,
-        kernels: &'static Kernels,
-    ) -> Result<HfSpmBpe, String> {
-        let metaspace = json
-            .component("pre_tokenizer")
-            .map(metaspace_of)
-            .transpose()?;
-        let mut normalizer = json.bpe_normalizer()?;
-        if let Some(m) = metaspace {
-            // The pre-tokenizer's space replacement and prepended `▁` act like normalizer
-            // steps that run last, with the same alignments.
-            normalizer.push(Step::Replace(
-                Pattern::Literal(" ".into()),
-                SPACE_UTF8.into(),
-            ));
-            if let Some(always) = m.prepend {
-                normalizer.push(Step::MetaspacePrepend { always });
-            }
-        }
-        let split_at_spaces = metaspace.is_some_and(|m| m.split);
-        let decoder = decoder_steps(json)?;
-        let template = json.single_template()?;
-        let model = json
-            .component("model")
-            .ok_or("tokenizer.json has no model")?;
-        let flag = |name: &str| model.get(name).and_then(Value::as_bool).unwrap_or(false);
-        if model.get("dropout").is_some_and(|d| !d.is_null()) {
-            return Err("model.dropout is not supported".into());
-        }
-        for name in ["continuing_subword_prefix", "end_of_word_suffix"] {
-            if model
-                .get(name)
-                .and_then(Value::as_str)
-                .is_some_and(|s| !s.is_empty())
-            {
-                return Err(format!("model.{name} is not supported yet"));
-            }
-        }
-        let m = json.bpe_vocab_and_merges()?;
-        if split_at_spaces && m.ignore_merges {
-            return Err(
-                "ignore_merges with a Metaspace pre-tokenizer that splits is not supported yet"
-                    .into(),
-            );
-        }
-        let added = json.added_tokens()?;
-        if let Some(t) = added.iter().find(|t| t.normalized) {
-            return Err(format!(
-                "added token {:?} has normalized: true, which is not supported yet",
-                t.content
-            ));
-        }
-        if options.add_special_tokens && template.prefix.is_empty() && template.suffix.is_empty() {
-            return Err("adding special tokens: the file's post_processor adds none".into());
-        }
-        let ids: HashMap<&str, u32> = m.vocab.iter().map(|(t, id)| (t.as_str(), *id)).collect();
-        let byte_fallback = if flag("byte_fallback") {
-            let mut table = [0u32; 256];
-            for (b, slot) in table.iter_mut().enumerate() {
-                *slot = *ids
-                    .get(format!("<0x{b:02X}>").as_str())
-                    .ok_or_else(|| format!("byte_fallback needs <0x{b:02X}> in the vocabulary"))?;
-            }
-            Some(table)
-        } else {
-            None
-        };
-        let unk = match model.get("unk_token").and_then(Value::as_str) {
-            Some(u) => Some((
-                *ids.get(u)
-                    .ok_or_else(|| format!("the unknown token {u:?} is not in the vocabulary"))?,
-                flag("fuse_unk"),
-            )),
-            None => None,
-        };
-        let size = added
-            .iter()
-            .map(|t| t.id as usize + 1)
-            .chain(m.vocab.iter().map(|(_, id)| *id as usize + 1))
-            .max()
-            .unwrap_or(0);
-        let mut token_strings: Vec<Option<Box<str>>> = vec![None; size];
-        for (t, id) in &m.vocab {
-            token_strings[*id as usize] = Some(t.clone().into_boxed_str());
-        }
-        for t in &added {
-            token_strings[t.id as usize] = Some(t.content.clone().into_boxed_str());
-        }
-        // No merge can cross the start of a `▁` that follows another character when no entry
-        // has one there (a merge's result is always an entry), and when `▁` itself is an entry
-        // (so that unknowns never fuse across the cut).
-        let cut_at_spaces = ids.contains_key("\u{2581}")
-            && !m.vocab.iter().any(|(t, _)| {
-                let mut prev: Option<char> = None;
-                t.chars().any(|c| {
-                    let crosses = c == SPACE && prev.is_some_and(|p| p != SPACE);
-                    prev = Some(c);
-                    crosses
-                })
-            });
-        // Safe cuts ([`SafeCuts`]) assume every symbol that merges is a substring of the text and
-        // every character yields a symbol: so byte-fallback and unknown tokens must be in no
-        // merge, unknowns must not fuse (a cut would split a fused run), and no character may be
-        // dropped (the reference places tokens by a running sum of lengths across the drop).
-        let unk_string = model.get("unk_token").and_then(Value::as_str);
-        let inert = |t: &str| {
-            Some(t) == unk_string
-                || (byte_fallback.is_some()
-                    && t.len() == 6
-                    && t.starts_with("<0x")
-                    && t.ends_with('>'))
-        };
-        let no_char_dropped_or_fused =
-            byte_fallback.is_some() || unk.is_some_and(|(_, fuse)| !fuse);
-        let cuts = (no_char_dropped_or_fused
-            && !m.merges.iter().any(|(a, b)| inert(a) || inert(b)))
-        .then(|| SafeCuts::new(m.vocab.iter().map(|(t, id)| (*id, t.as_bytes()))));
-        let ascii_pairs = cuts
-            .is_some()
-            .then(|| AsciiPairs::of(m.vocab.iter().map(|(t, _)| t.as_str())));
-        let vocab = m
-            .vocab
-            .into_iter()
-            .map(|(t, id)| (t.into_bytes(), id))
-            .collect();
-        let merges = m
-            .merges
-            .into_iter()
-            .map(|(a, b)| (a.into_bytes(), b.into_bytes()))
-            .collect();
-        Ok(HfSpmBpe {
-            bpe: MergesBpe::new(vocab, merges, flag("ignore_merges"), kernels)?,
+    /// The tokenizer of `parts`; special tokens are added when `add_special_tokens`.
+    pub fn new(parts: HfSpmBpeParts, add_special_tokens: bool, kernels: &'static Kernels) -> Self {
+        let HfSpmBpeParts {
+            bpe,
             normalizer,
             byte_fallback,
             unk,
-            added: AddedTokens::new(added)?,
-            special_prefix: template.prefix,
-            special_suffix: template.suffix,
-            add_special_tokens: options.add_special_tokens,
+            added,
+            special_prefix,
+            special_suffix,
             decoder,
             token_strings,
             cut_at_spaces,
             split_at_spaces,
             cuts,
             ascii_pairs,
-            ignore_merges: flag("ignore_merges"),
+            ignore_merges,
+        } = parts;
+        HfSpmBpe {
+            bpe,
+            normalizer,
+            byte_fallback,
+            unk,
+            added,
+            special_prefix,
+            special_suffix,
+            add_special_tokens,
+            decoder,
+            token_strings,
+            cut_at_spaces,
+            split_at_spaces,
+            cuts,
+            ascii_pairs,
+            ignore_merges,
             cache_owner: word_cache::new_owner(),
             segment_model: segment_cache::new_model_id(),
             kernels,
-        })
+        }
     }
 
     /// The kernels in use.
@@ -690,11 +501,11 @@ impl HfSpmBpe {
 
 /// A set of pairs of ASCII bytes.
 #[derive(Debug)]
-struct AsciiPairs(Box<[u64; 256]>);
+pub struct AsciiPairs(Box<[u64; 256]>);
 
 impl AsciiPairs {
     /// The pairs of ASCII characters that are next to each other in some entry.
-    fn of<'a>(entries: impl Iterator<Item = &'a str>) -> AsciiPairs {
+    pub fn of<'a>(entries: impl Iterator<Item = &'a str>) -> AsciiPairs {
         let mut bits = Box::new([0u64; 256]);
         for t in entries {
             for w in t.as_bytes().windows(2) {
@@ -793,6 +604,9 @@ impl Pipeline for HfSpmBpe {
 mod tests {
     use super::*;
     use crate::encoding::Encoding;
+    use crate::load::hf_spm_bpe::from_tokenizer_json;
+    use crate::load::tokenizer_json::TokenizerJson;
+    use crate::options::LoadOptions;
 
     /// A SentencePiece-style BPE with `▁ab` in the vocabulary but no merge that makes it.
     fn model(ignore_merges: bool) -> HfSpmBpe {
@@ -812,43 +626,7 @@ mod tests {
             }}"#
         );
         let json = TokenizerJson::parse(json.as_bytes()).unwrap();
-        HfSpmBpe::from_json(&json, &LoadOptions::default(), Kernels::scalar()).unwrap()
-    }
-
-    /// A Metaspace file (no normalizer) with `pre_tokenizer` and `ignore_merges`: its load error.
-    fn metaspace_error(pre_tokenizer: &str, ignore_merges: bool) -> String {
-        let json = format!(
-            r#"{{
-                "normalizer": null, "pre_tokenizer": {pre_tokenizer}, "decoder": null,
-                "post_processor": null, "added_tokens": [],
-                "model": {{"type": "BPE", "byte_fallback": false, "unk_token": "<unk>",
-                    "ignore_merges": {ignore_merges},
-                    "vocab": {{"<unk>": 0, "▁": 1, "a": 2}}, "merges": []}}
-            }}"#
-        );
-        let json = TokenizerJson::parse(json.as_bytes()).unwrap();
-        HfSpmBpe::from_json(&json, &LoadOptions::default(), Kernels::scalar()).unwrap_err()
-    }
-
-    #[test]
-    fn metaspace_settings_it_cannot_follow_are_refused() {
-        let e = metaspace_error(r#"{"type": "Whitespace"}"#, false);
-        assert!(e.contains("Whitespace"), "{e}");
-        let e = metaspace_error(
-            r#"{"type": "Metaspace", "replacement": "_", "prepend_scheme": "first"}"#,
-            false,
-        );
-        assert!(e.contains("replacement"), "{e}");
-        let e = metaspace_error(
-            r#"{"type": "Metaspace", "replacement": "▁", "prepend_scheme": "sometimes"}"#,
-            false,
-        );
-        assert!(e.contains("sometimes"), "{e}");
-        let e = metaspace_error(
-            r#"{"type": "Metaspace", "replacement": "▁", "prepend_scheme": "first", "split": true}"#,
-            true,
-        );
-        assert!(e.contains("ignore_merges"), "{e}");
+        from_tokenizer_json(&json, &LoadOptions::default(), Kernels::scalar()).unwrap()
     }
 
     #[test]
@@ -889,7 +667,7 @@ mod tests {
             bytes.join(", ")
         );
         let json = TokenizerJson::parse(json.as_bytes()).unwrap();
-        let mut m = HfSpmBpe::from_json(&json, &LoadOptions::default(), Kernels::scalar()).unwrap();
+        let mut m = from_tokenizer_json(&json, &LoadOptions::default(), Kernels::scalar()).unwrap();
         assert!(m.ascii_pairs.is_some());
         if !cuts {
             m.ascii_pairs = None;
