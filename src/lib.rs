@@ -22,6 +22,7 @@ pub mod tokenizer;
 
 pub use encoding::Encoding;
 pub use error::{Error, Result};
+pub use load::detect::ModelKind;
 pub use options::{LoadOptions, TiktokenEncoding, WordPieceAlgorithm};
 pub use simdtok_kernels as kernels;
-pub use tokenizer::{ModelKind, Tokenizer};
+pub use tokenizer::Tokenizer;

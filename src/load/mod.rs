@@ -1,13 +1,189 @@
 //! Everything that turns a file into a model.
 //!
-//! One module per file format parses it into the parts a tokenizer is built from
-//! ([`spm_proto`], [`tiktoken`], [`tokenizer_json`], [`vocab_txt`]); one module per pipeline
-//! builds that pipeline from the parsed parts ([`bert`], [`hf_bpe`], [`hf_spm_bpe`]).
+//! [`detect`] tells the file formats apart; one module per format parses it into the parts a
+//! tokenizer is built from ([`spm_proto`], [`tiktoken`], [`tokenizer_json`], [`vocab_txt`]); one
+//! module per pipeline builds that pipeline from the parsed parts ([`bert`], [`hf_bpe`],
+//! [`hf_spm_bpe`]); [`open`] ties them together. A new model family is one arm here.
 
 pub mod bert;
+pub mod detect;
 pub mod hf_bpe;
 pub mod hf_spm_bpe;
 pub mod spm_proto;
 pub mod tiktoken;
 pub mod tokenizer_json;
 pub mod vocab_txt;
+
+use std::path::Path;
+
+use simdtok_kernels::Kernels;
+
+use crate::error::{Error, Result};
+use crate::models::byte_bpe::ByteBpe;
+use crate::options::{LoadOptions, TiktokenEncoding};
+use crate::pipeline::AnyPipeline;
+use crate::pipeline::spm::SentencePiece;
+use crate::pipeline::tiktoken::Tiktoken;
+use detect::{ModelKind, gpt2_merges_beside};
+use tokenizer_json::TokenizerJson;
+
+/// The pipeline of the model file at `path`, with `kernels`: its kind detected from the file,
+/// `options` checked against it.
+pub(crate) fn open(
+    path: &Path,
+    kernels: &'static Kernels,
+    options: &LoadOptions,
+) -> Result<Box<dyn AnyPipeline>> {
+    let shown = path.display().to_string();
+    let bytes = std::fs::read(path).map_err(|source| Error::Io {
+        path: shown.clone(),
+        source,
+    })?;
+    match ModelKind::detect(path, &bytes) {
+        ModelKind::SentencePiece => {
+            refuse_options(&shown, "SentencePiece", options, false)?;
+            let model = spm_proto::parse(&bytes).map_err(|reason| Error::Model {
+                path: shown.clone(),
+                reason,
+            })?;
+            let spm = SentencePiece::new(model, kernels).map_err(|reason| Error::Model {
+                path: shown,
+                reason,
+            })?;
+            Ok(Box::new(spm))
+        }
+        ModelKind::VocabTxt => {
+            refuse_options(&shown, "vocab.txt", options, true)?;
+            let bert = bert::from_vocab_txt(&bytes, options, kernels)
+                .map_err(|reason| model_error(&shown, reason))?;
+            Ok(Box::new(bert))
+        }
+        ModelKind::TokenizerJson => {
+            let json = TokenizerJson::parse(&bytes).map_err(|r| model_error(&shown, r))?;
+            let model_type = json.model_type().map_err(|r| model_error(&shown, r))?;
+            match model_type {
+                "WordPiece" => {
+                    refuse_options(&shown, "tokenizer.json", options, false)?;
+                    let bert = bert::from_tokenizer_json(&json, options, kernels)
+                        .map_err(|reason| model_error(&shown, reason))?;
+                    Ok(Box::new(bert))
+                }
+                "BPE" if hf_bpe::is_byte_level(&json) => {
+                    refuse_options(&shown, "tokenizer.json", options, false)?;
+                    let bpe = hf_bpe::from_tokenizer_json(&json, options, kernels)
+                        .map_err(|reason| model_error(&shown, reason))?;
+                    Ok(Box::new(bpe))
+                }
+                "BPE" if hf_spm_bpe::is_spm_style(&json) => {
+                    refuse_options(&shown, "tokenizer.json", options, false)?;
+                    let bpe = hf_spm_bpe::from_tokenizer_json(&json, options, kernels)
+                        .map_err(|reason| model_error(&shown, reason))?;
+                    Ok(Box::new(bpe))
+                }
+                "BPE" => Err(Error::Unsupported {
+                    path: shown,
+                    what: "a tokenizer.json with a BPE model that is neither byte-level nor \
+                           SentencePiece style"
+                        .into(),
+                }),
+                other => Err(Error::Unsupported {
+                    path: shown,
+                    what: format!("a tokenizer.json with a {other} model"),
+                }),
+            }
+        }
+        ModelKind::Tiktoken => {
+            refuse_options(&shown, "tiktoken", options, false)?;
+            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            let encoding = options
+                .tiktoken_encoding
+                .or_else(|| TiktokenEncoding::from_file_name(name))
+                .ok_or_else(|| Error::Option {
+                    path: shown.clone(),
+                    reason: "the encoding (r50k, p50k, cl100k or o200k) cannot be told from \
+                             the file name: name it"
+                        .into(),
+                })?;
+            let ranks = tiktoken::parse_rank_file(&bytes).map_err(|r| model_error(&shown, r))?;
+            let specials: Vec<(String, u32)> = encoding
+                .special_tokens()
+                .iter()
+                .map(|&(t, id)| (t.to_string(), id))
+                .collect();
+            tiktoken_pipeline(&shown, ranks, encoding, &specials, options, kernels)
+        }
+        ModelKind::Gpt2 => {
+            refuse_options(&shown, "GPT-2", options, false)?;
+            let merges_path = gpt2_merges_beside(path).expect("detected beside it");
+            let merges = std::fs::read(&merges_path).map_err(|source| Error::Io {
+                path: merges_path.display().to_string(),
+                source,
+            })?;
+            let (ranks, specials) =
+                tiktoken::parse_gpt2(&bytes, &merges).map_err(|r| model_error(&shown, r))?;
+            let encoding = options.tiktoken_encoding.unwrap_or(TiktokenEncoding::R50k);
+            tiktoken_pipeline(&shown, ranks, encoding, &specials, options, kernels)
+        }
+    }
+}
+
+/// The pipeline of a tiktoken encoding (a rank file, or GPT-2's two files).
+fn tiktoken_pipeline(
+    shown: &str,
+    ranks: Vec<(Vec<u8>, u32)>,
+    encoding: TiktokenEncoding,
+    specials: &[(String, u32)],
+    options: &LoadOptions,
+    kernels: &'static Kernels,
+) -> Result<Box<dyn AnyPipeline>> {
+    let bpe = ByteBpe::new(ranks, kernels).map_err(|r| model_error(shown, r))?;
+    let tok = Tiktoken::new(
+        bpe,
+        encoding.pattern(),
+        specials,
+        options.allow_special,
+        kernels,
+    )
+    .map_err(|r| model_error(shown, r))?;
+    Ok(Box::new(tok))
+}
+
+/// Refuses the options a model of `kind` cannot honour. `wordpiece_algorithm` only selects among
+/// encoders a model has, so it is accepted (and ignored) by every kind.
+fn refuse_options(
+    path: &str,
+    kind: &str,
+    options: &LoadOptions,
+    has_lowercase_option: bool,
+) -> Result<()> {
+    let refuse = |reason: String| {
+        Err(Error::Option {
+            path: path.to_string(),
+            reason,
+        })
+    };
+    if options.lowercase.is_some() && !has_lowercase_option {
+        return refuse(format!(
+            "the lowercase option applies only to BERT vocab.txt models, not {kind}"
+        ));
+    }
+    let is_tiktoken = matches!(kind, "tiktoken" | "GPT-2");
+    if (options.tiktoken_encoding.is_some() || options.allow_special) && !is_tiktoken {
+        return refuse(format!(
+            "the tiktoken encoding and allow-special options apply only to tiktoken files, not {kind}"
+        ));
+    }
+    if options.add_special_tokens && matches!(kind, "SentencePiece" | "tiktoken" | "GPT-2") {
+        return refuse(format!(
+            "adding special tokens is not supported for {kind} models yet"
+        ));
+    }
+    Ok(())
+}
+
+fn model_error(path: &str, reason: String) -> Error {
+    Error::Model {
+        path: path.to_string(),
+        reason,
+    }
+}

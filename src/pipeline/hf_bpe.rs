@@ -13,9 +13,9 @@ use crate::load::tokenizer_json::ByteLevelDecoder;
 use crate::models::merges_bpe::{MergeScratch, MergesBpe};
 use crate::models::token::PieceToken;
 use crate::normalize::hf::{self, Normalizer};
-use crate::pipeline::Pipeline;
 use crate::pipeline::added_tokens::{AddedTokens, Split};
 use crate::pipeline::sink::{self, Sink};
+use crate::pipeline::{Pipeline, PipelineInfo};
 use crate::pretokenize::Splitter;
 use crate::pretokenize::chain::{self, Chain};
 
@@ -457,6 +457,28 @@ impl HfBpe {
             .enumerate()
             .map(|(i, t)| t.replace(suffix, if i == last { "" } else { " " }))
             .collect())
+    }
+}
+
+impl PipelineInfo for HfBpe {
+    fn decode(&self, ids: &[u32]) -> Result<String, u32> {
+        self.decode(ids)
+    }
+
+    fn vocab_size(&self) -> usize {
+        self.vocab_size()
+    }
+
+    fn id_to_piece(&self, id: u32) -> Option<&str> {
+        self.id_to_token(id)
+    }
+
+    fn token_bytes(&self, id: u32) -> Option<&[u8]> {
+        self.token_bytes(id)
+    }
+
+    fn kernels(&self) -> &'static Kernels {
+        self.kernels()
     }
 }
 

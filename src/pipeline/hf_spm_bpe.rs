@@ -15,9 +15,9 @@ use crate::models::safe_cuts::{CutBuffers, SafeCuts};
 use crate::models::token::PieceToken;
 use crate::models::token::WordToken;
 use crate::normalize::hf::{self, Normalizer};
-use crate::pipeline::Pipeline;
 use crate::pipeline::added_tokens::{AddedTokens, Split};
 use crate::pipeline::sink::Sink;
+use crate::pipeline::{Pipeline, PipelineInfo};
 
 /// One step of the decoder.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -588,6 +588,24 @@ fn strip(t: &str, content: char, start: usize, stop: usize) -> String {
         .take_while(|&&c| c == content)
         .count();
     rest[..rest.len() - trail].iter().collect()
+}
+
+impl PipelineInfo for HfSpmBpe {
+    fn decode(&self, ids: &[u32]) -> Result<String, u32> {
+        self.decode(ids)
+    }
+
+    fn vocab_size(&self) -> usize {
+        self.vocab_size()
+    }
+
+    fn id_to_piece(&self, id: u32) -> Option<&str> {
+        self.id_to_token(id)
+    }
+
+    fn kernels(&self) -> &'static Kernels {
+        self.kernels()
+    }
 }
 
 impl Pipeline for HfSpmBpe {

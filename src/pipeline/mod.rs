@@ -1,4 +1,10 @@
-//! Pipelines: normalizer + model + post-processing, one per tokenizer family.
+//! Pipelines: normalizer + pre-tokenizer + model + post-processing, one per tokenizer family.
+//!
+//! A [`crate::Tokenizer`] holds one pipeline behind [`AnyPipeline`], so it has no per-family
+//! code: a new family is a type that implements [`PipelineInfo`] and [`Pipeline`] (or
+//! [`AnyPipeline`] directly), and one arm in [`crate::load::open`]. The encoders stay
+//! monomorphized: the one virtual call is per text, and everything under it is generic over the
+//! [`Sink`].
 
 pub mod added_tokens;
 pub mod hf_bpe;
@@ -8,13 +14,49 @@ pub mod spm;
 pub mod tiktoken;
 pub mod wordpiece;
 
+use std::fmt::Debug;
+
+use simdtok_kernels::Kernels;
+
 use crate::encoding::Encoding;
 use sink::Sink;
+
+/// What every pipeline tells about its vocabulary, its decoder and its kernels.
+pub(crate) trait PipelineInfo: Send + Sync + Debug {
+    /// The text of `ids`, as the reference decodes it; `Err(id)` for an id out of range.
+    fn decode(&self, ids: &[u32]) -> Result<String, u32>;
+
+    /// The number of ids.
+    fn vocab_size(&self) -> usize;
+
+    /// The string of a vocabulary entry.
+    fn id_to_piece(&self, id: u32) -> Option<&str>;
+
+    /// The bytes a token stands for, where the model's tokens are byte strings; `None` for
+    /// other models.
+    fn token_bytes(&self, _id: u32) -> Option<&[u8]> {
+        None
+    }
+
+    /// The kernels (hence the tier) in use.
+    fn kernels(&self) -> &'static Kernels;
+}
+
+/// A pipeline as a [`crate::Tokenizer`] uses it: object safe, so one `Box<dyn AnyPipeline>`
+/// holds any family. Every [`Pipeline`] is one; a pipeline with entry points of its own
+/// (SentencePiece) implements it directly.
+pub(crate) trait AnyPipeline: PipelineInfo {
+    /// The ids of `text` into `ids` (cleared first).
+    fn encode_ids_into(&self, text: &str, ids: &mut Vec<u32>);
+
+    /// Ids, offsets and (when `pieces`) token strings into `out` (cleared first).
+    fn encode_into(&self, text: &str, out: &mut Encoding, pieces: bool);
+}
 
 /// What a pipeline provides — encoding into a [`Sink`], and the string of a token — and the entry
 /// points that follow from it: ids into a reused vector (no offsets computed), or a whole
 /// [`Encoding`].
-pub(crate) trait Pipeline {
+pub(crate) trait Pipeline: PipelineInfo {
     /// Encodes `text` into `sink`.
     fn encode_to<S: Sink>(&self, text: &str, sink: &mut S);
 
@@ -42,5 +84,15 @@ pub(crate) trait Pipeline {
                 out.pieces[i] = text;
             }
         }
+    }
+}
+
+impl<P: Pipeline> AnyPipeline for P {
+    fn encode_ids_into(&self, text: &str, ids: &mut Vec<u32>) {
+        Pipeline::encode_ids_into(self, text, ids)
+    }
+
+    fn encode_into(&self, text: &str, out: &mut Encoding, pieces: bool) {
+        Pipeline::encode_into(self, text, out, pieces)
     }
 }

@@ -14,6 +14,7 @@ use crate::models::spm_bpe::{BpeScratch, SpmBpe};
 use crate::models::unigram::{Segment, Unigram, UnigramScratch};
 use crate::models::vocab::Vocab;
 use crate::normalize::spm::{NoOffsets, SPACE_SYMBOL, SpmNormalizer, valid_char_len};
+use crate::pipeline::{AnyPipeline, PipelineInfo};
 
 #[derive(Debug)]
 enum Segmenter {
@@ -302,4 +303,35 @@ fn flush_bytes(run: &mut Vec<u8>, text: &mut Vec<u8>) {
         }
     }
     run.clear();
+}
+
+impl PipelineInfo for SentencePiece {
+    fn decode(&self, ids: &[u32]) -> Result<String, u32> {
+        self.decode(ids)
+    }
+
+    fn vocab_size(&self) -> usize {
+        self.vocab.len()
+    }
+
+    fn id_to_piece(&self, id: u32) -> Option<&str> {
+        self.vocab
+            .pieces()
+            .get(id as usize)
+            .map(|p| p.text.as_str())
+    }
+
+    fn kernels(&self) -> &'static Kernels {
+        self.kernels
+    }
+}
+
+impl AnyPipeline for SentencePiece {
+    fn encode_ids_into(&self, text: &str, ids: &mut Vec<u32>) {
+        self.encode_ids_into(text, ids)
+    }
+
+    fn encode_into(&self, text: &str, out: &mut Encoding, pieces: bool) {
+        self.encode_into(text, out, pieces)
+    }
 }

@@ -10,9 +10,9 @@ use crate::cache::word::{
     self as word_cache, CachedPiece, PieceCache, cached_piece, cached_pieces,
 };
 use crate::models::byte_bpe::{BpeScratch, ByteBpe};
-use crate::pipeline::Pipeline;
 use crate::pipeline::added_tokens::{AddedToken, AddedTokens, Split};
 use crate::pipeline::sink::Sink;
+use crate::pipeline::{Pipeline, PipelineInfo};
 use crate::pretokenize::{Pattern, Splitter};
 
 /// The named encodings: the pattern and the special tokens tiktoken gives each.
@@ -252,6 +252,29 @@ impl Tiktoken {
             bytes.extend_from_slice(self.token_bytes(id).ok_or(id)?);
         }
         Ok(String::from_utf8_lossy(&bytes).into_owned())
+    }
+}
+
+impl PipelineInfo for Tiktoken {
+    fn decode(&self, ids: &[u32]) -> Result<String, u32> {
+        self.decode(ids)
+    }
+
+    fn vocab_size(&self) -> usize {
+        self.vocab_size()
+    }
+
+    fn id_to_piece(&self, id: u32) -> Option<&str> {
+        self.token_bytes(id)
+            .and_then(|b| std::str::from_utf8(b).ok())
+    }
+
+    fn token_bytes(&self, id: u32) -> Option<&[u8]> {
+        self.token_bytes(id)
+    }
+
+    fn kernels(&self) -> &'static Kernels {
+        self.kernels()
     }
 }
 

@@ -22,9 +22,9 @@ use crate::models::token::WordToken;
 use crate::models::wordpiece::WordPiece;
 use crate::normalize::bert::{BertNormalizer, CharAction};
 use crate::normalize::bert_chars::{self, PUNCT, WHITESPACE};
-use crate::pipeline::Pipeline;
 use crate::pipeline::added_tokens::{AddedTokens, Split};
 use crate::pipeline::sink::Sink;
+use crate::pipeline::{Pipeline, PipelineInfo};
 
 /// Class of ASCII letters and digits in the fast path's class table.
 const WORD: usize = 0;
@@ -492,6 +492,24 @@ fn cleanup(s: &str) -> String {
         }
     }
     s
+}
+
+impl PipelineInfo for BertWordPiece {
+    fn decode(&self, ids: &[u32]) -> Result<String, u32> {
+        self.decode(ids)
+    }
+
+    fn vocab_size(&self) -> usize {
+        self.vocab_size()
+    }
+
+    fn id_to_piece(&self, id: u32) -> Option<&str> {
+        self.id_to_token(id)
+    }
+
+    fn kernels(&self) -> &'static Kernels {
+        self.kernels()
+    }
 }
 
 impl Pipeline for BertWordPiece {
