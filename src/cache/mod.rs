@@ -8,6 +8,7 @@
 //! - [`word`]: the piece cache. Its short tier holds pieces of up to 16 bytes in two-way sets,
 //!   with an entry layout per model ([`short_entries`]); its long tier ([`long`]) holds BPE
 //!   pieces of 17 to 256 bytes (CJK clauses) and short ones of many tokens, in an arena.
+//!   Keys ([`key`]) are a piece's 16 bytes and its length, compared whole on every hit.
 //! - [`segment`]: the short segments that safe cuts leave of long BPE pieces
 //!   ([`crate::models::safe_cuts`]), in a table of 192 KiB.
 //! - [`bypass`]: when a cache stops paying (text whose pieces never repeat: random characters,
@@ -18,6 +19,7 @@
 //!   without being touched (they are cleared only when the stamps wrap around).
 
 pub mod bypass;
+pub mod key;
 pub mod long;
 pub mod owner;
 pub mod segment;

@@ -12,8 +12,8 @@
 //! Both keep the word's 16 key bytes; a hit compares all of them, and the length, so a result
 //! is never another word's.
 
+use crate::cache::key::Key;
 use crate::cache::owner::Stamp;
-use crate::cache::word::Key;
 use crate::models::token::WordToken;
 
 /// What a hit hands on: the sinks take four ids at a time.
