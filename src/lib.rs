@@ -8,8 +8,8 @@
 //! # Ok::<(), simdtok::Error>(())
 //! ```
 
+pub mod bench;
 pub mod cache;
-pub mod cpu_report;
 pub mod encoding;
 pub mod error;
 pub mod load;

@@ -1,7 +1,7 @@
 //! `simdtok cpu`: architecture, detected features, compiled and supported tiers, the active tier
 //! and why.
 
-use simdtok::cpu_report::CpuReport;
+use simdtok::bench::cpu::CpuReport;
 use simdtok::kernels::{Kernels, TierRequest};
 
 use super::{CliResult, Failure};
