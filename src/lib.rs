@@ -19,6 +19,7 @@ pub mod options;
 pub mod pipeline;
 pub mod pretokenize;
 pub mod tokenizer;
+pub mod train;
 
 pub use encoding::Encoding;
 pub use error::{Error, Result};
