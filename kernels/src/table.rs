@@ -312,7 +312,8 @@ impl Kernels {
     /// form, eight walks in lockstep with AVX2 gathers
     /// ([`crate::x86_64::avx2::trie_prefix_search_batch_gather`]), eight interleaved scalar walks
     /// and two interleaved walks took 2.2×, 2.6× and 0.95× the time of one walk after another on
-    /// the machine measured (see `docs/benchmarks.md`), so there is no per-tier batched walk.
+    /// the machine measured (see "Notes per kernel" in `docs/benchmark-history.md`), so there is
+    /// no per-tier batched walk.
     #[inline]
     pub fn trie_prefix_search(
         &self,

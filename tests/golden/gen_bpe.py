@@ -325,7 +325,7 @@ BPE_EDGE_TEXT = [
     # words that are no token but share a 32-bit digest with one in a perfect hash of cl100k's
     # vocabulary as `tokenizers` 1.0.0-rc.3 builds it for gpt35turbo.tokenizer.json (which then
     # emits " HsHdqh" as "__[", " gzNjCj" as "enddate", " Euzqav" as " simply"; see
-    # docs/benchmarks.md): an encoder must compare the bytes, not only a hash
+    # docs/benchmark-history.md): an encoder must compare the bytes, not only a hash
     ("bpe_digest_collisions", "The HsHdqh is here. The gzNjCj is here. The Euzqav is here. The LKxcXt is here."),
     # the same for o200k (gpt4o.tokenizer.json) and Llama 3, each wrong in 20 of 20 fresh
     # processes of tokenizers 1.0.0-rc.3 (its perfect hash is partly random per process)
