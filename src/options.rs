@@ -22,7 +22,7 @@ impl WordPieceAlgorithm {
         }
     }
 
-    /// The default: the faster of the two on prose, as measured (docs/benchmark-history.md).
+    /// The default: the faster of the two on prose, as measured (docs/benchmarks.md).
     pub const DEFAULT: WordPieceAlgorithm = WordPieceAlgorithm::Fast;
 }
 

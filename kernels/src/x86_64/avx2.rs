@@ -245,7 +245,7 @@ pub unsafe fn prune_map(table: &PruneTable, data: &[u8], out: &mut [u8]) {
 /// store forwarding every step).
 ///
 /// **Not dispatched**: on the machines measured so far it is about 2× slower than the scalar walk
-/// (`cargo bench --bench kernels -- trie_prefix_search_batch`, figures in `docs/benchmark-history.md`),
+/// (`cargo bench --bench kernels -- trie_prefix_search_batch`, figures in `docs/benchmarks.md`),
 /// so every tier's table uses the scalar walk. It is kept, tested against scalar and benchmarked,
 /// for CPUs whose gathers are cheaper.
 ///
