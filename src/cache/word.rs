@@ -7,13 +7,13 @@
 //! replaces the less recently used of its set's two. Its entries are laid out per model
 //! ([`crate::cache::short_entries`]): 40 bytes with up to four tokens for WordPiece and
 //! SentencePiece BPE (2.5 MiB), 32 bytes with up to three, a set per cache line, for byte-level
-//! BPE (2 MiB). Once it has evicted [`GROW_AFTER`] live BPE pieces it doubles, once, to 131072
+//! BPE (2 MiB). Once it has evicted `GROW_AFTER` live BPE pieces it doubles, once, to 131072
 //! entries (5 or 4 MiB): English has
 //! some 40 000 distinct pieces, and at 65536 entries a warm pass over 20 MB of it still missed
 //! 40 000 times (conflicts), against 14 000 at 131072 (cl100k, repeated passes +8–11 %). It
 //! grows after about 5 MB of English; a shorter text never pays for the larger table.
 //!
-//! BPE pieces of 17 to [`LONG_PIECE`] bytes — the letter runs of CJK text, where one piece is a
+//! BPE pieces of 17 to `LONG_PIECE` bytes — the letter runs of CJK text, where one piece is a
 //! whole clause and costs dozens of merges — and short ones of many tokens have a second tier
 //! ([`LongCache`]), allocated on first use: under 4.5 MiB. All told a thread's cache stays
 //! under 10 MiB.
@@ -160,7 +160,7 @@ impl<S: ShortSet> WordCache<S> {
         self.place_first(set, e);
     }
 
-    /// Doubles the short tier once it has evicted [`GROW_AFTER`] live entries (once). For BPE
+    /// Doubles the short tier once it has evicted `GROW_AFTER` live entries (once). For BPE
     /// pieces only: a WordPiece miss is a trie walk of a short word, far cheaper than a BPE miss
     /// (about 330 ns), and growing showed no gain for it (bert-base-uncased on `en-20mb`, within
     /// the ±5 % noise of those runs).
@@ -423,7 +423,7 @@ mod tests {
     }
 }
 
-/// Buffers for [`cached_piece`].
+/// Buffers for `cached_piece`.
 #[derive(Default)]
 pub struct CachedPiece {
     tokens: Vec<PieceToken>,

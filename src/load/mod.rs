@@ -3,7 +3,7 @@
 //! [`detect`] tells the file formats apart; one module per format parses it into the parts a
 //! tokenizer is built from ([`spm_proto`], [`tiktoken`], [`tokenizer_json`], [`vocab_txt`]); one
 //! module per pipeline builds that pipeline from the parsed parts ([`bert`], [`hf_bpe`],
-//! [`hf_spm_bpe`]); [`open`] ties them together. A new model family is one arm here.
+//! [`hf_spm_bpe`]); `open` ties them together. A new model family is one arm here.
 
 pub mod bert;
 pub mod detect;

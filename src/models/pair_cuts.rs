@@ -9,7 +9,7 @@
 //! That is what a piece of random characters needs: many of its byte pairs are in no token (on
 //! cl100k seven in eight, on o200k nearly two in three, on Qwen 3 one in two), so it falls
 //! apart into clusters of a few bytes, each a byte's token or a pair's, or a short merge. Prose
-//! and CJK join nearly every pair and are left to the other paths, which [`PairCuts::sparse`]
+//! and CJK join nearly every pair and are left to the other paths, which `PairCuts::sparse`
 //! tells.
 
 /// Bit `x << 8 | y`: some token holds the bytes `x y` next to each other.
@@ -51,7 +51,7 @@ impl PairCuts {
     }
 
     /// Whether at most three in four of `piece`'s byte pairs are joined (of its first
-    /// [`PROBE`] pairs, for a longer piece: a megabyte of `a` is told dense at once): then
+    /// `PROBE` pairs, for a longer piece: a megabyte of `a` is told dense at once): then
     /// cutting it at the others leaves clusters of a few bytes, cheaper than any search (a
     /// piece of prose or CJK joins nearly all; Qwen's vocabulary joins half the pairs of random
     /// characters, and half was too strict for it: 64 -> 72 MB/s). Only the choice of

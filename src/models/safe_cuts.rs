@@ -25,7 +25,7 @@
 //! Two things keep the search cheap where cuts do not pay. A candidate whose byte pair lies in no
 //! token is safe outright, and no token starting before it can reach past it, so the walks from
 //! the bytes before it are skipped (random 4-byte characters: nearly every candidate). And a
-//! segment that grows past [`GIVE_UP`] bytes without a cut ends the search: the rest of the piece
+//! segment that grows past `GIVE_UP` bytes without a cut ends the search: the rest of the piece
 //! is one segment (1 MB of `▁▁▁…` would otherwise walk the deep `▁…` branch from every byte).
 //! Fewer cuts never change the tokens; each cut made is safe on its own.
 

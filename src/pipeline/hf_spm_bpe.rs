@@ -60,7 +60,7 @@ pub struct HfSpmBpeParts {
     pub decoder: Vec<DecodeStep>,
     /// The string of each id.
     pub token_strings: Vec<Option<Box<str>>>,
-    /// See [`HfSpmBpe::encode_text`].
+    /// See `HfSpmBpe::encode_text`.
     pub cut_at_spaces: bool,
     /// Each `▁` (but at the start) begins a new pre-token.
     pub split_at_spaces: bool,

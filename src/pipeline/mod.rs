@@ -1,10 +1,10 @@
 //! Pipelines: normalizer + pre-tokenizer + model + post-processing, one per tokenizer family.
 //!
-//! A [`crate::Tokenizer`] holds one pipeline behind [`AnyPipeline`], so it has no per-family
-//! code: a new family is a type that implements [`PipelineInfo`] and [`Pipeline`] (or
-//! [`AnyPipeline`] directly), and one arm in [`crate::load::open`]. The encoders stay
+//! A [`crate::Tokenizer`] holds one pipeline behind `AnyPipeline`, so it has no per-family
+//! code: a new family is a type that implements `PipelineInfo` and `Pipeline` (or
+//! `AnyPipeline` directly), and one arm in `crate::load::open`. The encoders stay
 //! monomorphized: the one virtual call is per text, and everything under it is generic over the
-//! [`Sink`].
+//! `Sink`.
 
 pub mod added_tokens;
 pub mod hf_bpe;

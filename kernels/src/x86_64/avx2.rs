@@ -1,4 +1,4 @@
-//! The AVX2 tier: [`Block64`] as two `__m256i`, `vpshufb` lookups, and a batched trie walk with
+//! The AVX2 tier: `Block64` as two `__m256i`, `vpshufb` lookups, and a batched trie walk with
 //! `vpgatherdd`. CRC-32C reuses the SSE4.2 `crc32` loop: AVX2 has nothing better for it.
 
 use core::arch::x86_64::*;

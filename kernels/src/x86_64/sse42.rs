@@ -1,4 +1,4 @@
-//! The SSE4.2 tier: [`Block64`] as four `__m128i`, `pshufb` lookups, `crc32` hashing.
+//! The SSE4.2 tier: `Block64` as four `__m128i`, `pshufb` lookups, `crc32` hashing.
 
 use core::arch::x86_64::*;
 
