@@ -10,7 +10,7 @@
 //! Models and corpora come from `../shared/data` (or `$SIMDTOK_SHARED_DATA`); absent ones are
 //! skipped with a message. Corpora are cut to their first MiB and encoded line by line; the
 //! worst cases are one text each. Throughput is in input bytes. Peers are compared in
-//! `bench-peers` (`cargo run --release -p bench-peers -- --family bpe`).
+//! `bench-peers` (`cargo bench-peers --family bpe`).
 
 use std::hint::black_box;
 use std::path::{Path, PathBuf};

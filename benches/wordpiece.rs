@@ -12,7 +12,7 @@
 //! The adversarial group builds a vocabulary whose longest entry almost matches everywhere
 //! (`a`, `##a` and `##a…ab` of 64 bytes), with no limit on word length, and encodes one word of
 //! 100 000 × `a`: greedy matching walks 63 bytes from every position, LinMaxMatch one.
-//! Peers are compared in `bench-peers` (`cargo run --release -p bench-peers -- --family
+//! Peers are compared in `bench-peers` (`cargo bench-peers --family
 //! wordpiece`).
 
 use std::hint::black_box;
