@@ -2,7 +2,7 @@
 //! repeated passes: a quick profiling target (`perf record`), not a comparison (see bench-peers).
 //!
 //! cargo run --release --example throughput -- MODEL CORPUS [PASSES]
-//! (environment: THRASH=MB, BEFORE=MODEL:FILE,…;…, DOCS=BYTES — see below)
+//! (environment: THRASH=MB, BEFORE=MODEL:FILE,…;…, DOCS=BYTES, INPUT=jsonl|raw — see below)
 
 use std::time::Instant;
 
@@ -41,7 +41,24 @@ fn main() {
         .ok()
         .map(|v| v.parse().expect("DOCS is a number of bytes"))
         .unwrap_or(0);
-    let lines: Vec<&str> = if docs == 0 {
+    // INPUT=jsonl: the texts are the "text" fields of the corpus's JSON lines; INPUT=raw: the
+    // whole corpus is one text — the same texts `simdtok encode --input-format jsonl|raw` reads.
+    let input = std::env::var("INPUT").unwrap_or_default();
+    let fields: Vec<String> = if input == "jsonl" {
+        text.lines()
+            .map(|l| {
+                let v: serde_json::Value = serde_json::from_str(l).expect("a JSON line");
+                v["text"].as_str().expect("a text field").to_owned()
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let lines: Vec<&str> = if input == "jsonl" {
+        fields.iter().map(String::as_str).collect()
+    } else if input == "raw" {
+        vec![&text[..]]
+    } else if docs == 0 {
         text.lines().collect()
     } else {
         let mut out = Vec::new();

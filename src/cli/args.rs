@@ -120,8 +120,9 @@ pub struct OutputArgs {
 /// How the work is run: threads and the progress bar.
 #[derive(Args, Debug)]
 pub struct RunArgs {
-    /// Worker threads (0: all cores). The output is in input order whatever the number.
-    #[arg(long, default_value_t = 1, value_name = "N")]
+    /// Worker threads (0, the default: one per core). The output is in input order whatever
+    /// the number.
+    #[arg(long, default_value_t = 0, value_name = "N")]
     pub threads: usize,
     /// Show a progress bar on stderr even when stderr is not a terminal.
     #[arg(long, overrides_with = "no_progress")]

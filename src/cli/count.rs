@@ -1,11 +1,14 @@
 //! `simdtok count`: the number of tokens of each text, and the total on stderr.
 
-use clap::Args;
-use simdtok::Encoding;
+use std::sync::Arc;
 
-use super::args::{EncodeOptions, InputArgs, ModelArgs, OutputArgs, RunArgs};
-use super::driver::Workers;
+use clap::Args;
+
+use super::args::{EncodeOptions, InputArgs, InputFormat, ModelArgs, OutputArgs, RunArgs};
+use super::driver::{BLOCK_BYTES, Workers};
+use super::encode::raw_cuts;
 use super::format::push_decimal;
+use super::input::Part;
 use super::output::Output;
 use super::progress::Progress;
 use super::{CliResult, input, model};
@@ -27,29 +30,49 @@ pub struct CountArgs {
 
 /// Runs `count`.
 pub fn run(args: CountArgs) -> CliResult {
-    let tokenizer = model::load(&args.model, Some(&args.options))?;
+    let tokenizer = Arc::new(model::load(&args.model, Some(&args.options))?);
     let workers = Workers::new(args.run.threads)?;
-    let (max_bytes, max_records) = workers.batch_limits();
-    let (source, mut reader) = input::open(&args.input, max_bytes, max_records)?;
+    let cuts = raw_cuts(&tokenizer);
+    let (source, reader) = input::open(&args.input, BLOCK_BYTES, cuts)?;
     let progress = Progress::new(args.run.progress(), source.len);
     let mut out = Output::create(&args.output.output)?;
+    // The tokens of the raw text's parts so far.
+    let mut raw_tokens = 0u64;
     let totals = workers.run(
-        &mut reader,
+        reader,
         &progress,
-        |record, enc: &mut Encoding, chunk| {
+        |record, ids: &mut Vec<u32>, chunk| {
             let text = source.text(record)?;
-            enc.clear();
-            tokenizer.encode_ids_into(&text, &mut enc.ids);
-            push_decimal(&mut chunk.bytes, enc.len() as u32);
-            chunk.bytes.push(b'\n');
-            chunk.texts += 1;
-            chunk.tokens += enc.len() as u64;
+            tokenizer.encode_ids_into(&text, ids);
+            if record.part == Part::Records {
+                push_decimal(&mut chunk.bytes, ids.len() as u32);
+                chunk.bytes.push(b'\n');
+                chunk.texts += 1;
+            }
+            chunk.tokens += ids.len() as u64;
             Ok(())
         },
-        |bytes| out.write_all(bytes),
+        |chunk, part| match part {
+            Part::Records => out.write_all(&chunk.bytes),
+            Part::Raw { last, .. } => {
+                raw_tokens += chunk.tokens;
+                if last {
+                    let mut line = itoa::Buffer::new().format(raw_tokens).as_bytes().to_vec();
+                    line.push(b'\n');
+                    out.write_all(&line)?;
+                }
+                Ok(())
+            }
+        },
     )?;
     out.finish()?;
     progress.finish();
-    eprintln!("total: {} tokens in {} texts", totals.tokens, totals.texts);
+    // A raw input is one text, however many parts it was encoded in.
+    let texts = if matches!(args.input.input_format, InputFormat::Raw) {
+        1
+    } else {
+        totals.texts
+    };
+    eprintln!("total: {} tokens in {} texts", totals.tokens, texts);
     Ok(())
 }

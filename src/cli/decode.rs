@@ -3,7 +3,7 @@
 use clap::Args;
 
 use super::args::{ModelArgs, OutputArgs, RunArgs};
-use super::driver::Workers;
+use super::driver::{BLOCK_BYTES, Workers};
 use super::output::Output;
 use super::progress::Progress;
 use super::{CliResult, Failure, input, model};
@@ -27,12 +27,11 @@ pub struct DecodeArgs {
 pub fn run(args: DecodeArgs) -> CliResult {
     let tokenizer = model::load(&args.model, None)?;
     let workers = Workers::new(args.run.threads)?;
-    let (max_bytes, max_records) = workers.batch_limits();
-    let (source, mut reader) = input::open_lines(&args.input, max_bytes, max_records)?;
+    let (source, reader) = input::open_lines(&args.input, BLOCK_BYTES)?;
     let progress = Progress::new(args.run.progress(), source.len);
     let mut out = Output::create(&args.output.output)?;
     workers.run(
-        &mut reader,
+        reader,
         &progress,
         |record, ids: &mut Vec<u32>, chunk| {
             let fail = |cause: String| Failure::at(&source.name, record.line, cause);
@@ -50,7 +49,7 @@ pub fn run(args: DecodeArgs) -> CliResult {
             chunk.tokens += ids.len() as u64;
             Ok(())
         },
-        |bytes| out.write_all(bytes),
+        |chunk, _| out.write_all(&chunk.bytes),
     )?;
     out.finish()?;
     progress.finish();

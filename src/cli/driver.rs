@@ -1,27 +1,34 @@
-//! The batch loop shared by `encode`, `decode` and `count`: read a batch of records, process it
-//! in chunks on the worker threads while the next batch is read, then write the chunks' bytes in
-//! input order. Memory stays bounded by two batches; the first bad record in input order is the
-//! one reported, whatever the number of threads.
+//! The batch engine shared by `encode`, `decode` and `count`: a reader thread reads the input in
+//! blocks, worker threads turn each block into output bytes, and the calling thread writes them in
+//! input order.
+//!
+//! Designed for many cores: the threads meet once per block (about 256 KiB), never per text, so no
+//! lock or shared counter sits on the hot path; each worker keeps its own scratch (and the
+//! tokenizer its own per-thread caches). Memory is bounded: the reader may run at most
+//! `2 × threads + 2` blocks ahead of the writer (a block is read into a slot of buffers that the
+//! writer gives back when it has written the block), whatever the speed of the output, and the
+//! buffers are reused rather than allocated per block. The first bad record in
+//! input order is the one reported, whatever the number of threads: results are taken in order.
 
-use rayon::ThreadPool;
-use rayon::prelude::*;
+use std::collections::VecDeque;
+use std::sync::mpsc::{Receiver, SyncSender, channel, sync_channel};
+use std::sync::{Mutex, PoisonError};
 
-use super::input::{Reader, Record};
+use super::input::{Batch, Block, Part, Reader, Record};
 use super::progress::Progress;
 use super::{CliResult, Failure};
 
-/// About this many input bytes per worker thread in one batch.
-const BATCH_BYTES_PER_THREAD: usize = 256 << 10;
-/// At most this many records per worker thread in one batch.
-const BATCH_RECORDS_PER_THREAD: usize = 1024;
-/// Chunks per thread in a batch, so that uneven records still spread over all threads.
-const CHUNKS_PER_THREAD: usize = 4;
+/// About this many input bytes per block: large enough that the threads meet rarely, small enough
+/// that every thread gets blocks on a few megabytes of input.
+pub const BLOCK_BYTES: usize = 256 << 10;
 
-/// The output of a run of records.
+/// The output of one block.
 #[derive(Default)]
 pub struct Chunk {
     /// What to write, already in the output format.
     pub bytes: Vec<u8>,
+    /// A second stream, written after all of `bytes` of a raw text (its offsets, for `jsonl`).
+    pub tail: Vec<u8>,
     /// The number of texts.
     pub texts: u64,
     /// The number of tokens.
@@ -39,8 +46,33 @@ pub struct Totals {
 
 /// The worker threads.
 pub struct Workers {
-    pool: ThreadPool,
     threads: usize,
+}
+
+/// The buffers of one block in flight, reused from block to block: the input and its output.
+/// The reader takes one to read a block into; the writer gives it back once the block is
+/// written. Their number is what bounds the blocks in flight (and memory).
+#[derive(Default)]
+struct Slot {
+    input: Block,
+    chunk: Chunk,
+}
+
+impl Slot {
+    fn clear(&mut self) {
+        self.input.clear();
+        self.chunk.bytes.clear();
+        self.chunk.tail.clear();
+        self.chunk.texts = 0;
+        self.chunk.tokens = 0;
+    }
+}
+
+/// A block's result, numbered in input order.
+struct Done {
+    seq: u64,
+    /// The block's chunk and the buffers to reuse, or why the block failed.
+    result: CliResult<(Slot, Part, u64)>,
 }
 
 impl Workers {
@@ -50,70 +82,285 @@ impl Workers {
             0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
             n => n,
         };
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .thread_name(|i| format!("simdtok-{i}"))
-            .build()
-            .map_err(|e| Failure::runtime(format!("cannot start {threads} threads: {e}")))?;
-        Ok(Workers { pool, threads })
+        Ok(Workers { threads })
     }
 
-    /// The batch size, in bytes and records, for [`super::input::open`].
-    pub fn batch_limits(&self) -> (usize, usize) {
-        let t = self.threads.max(4);
-        (BATCH_BYTES_PER_THREAD * t, BATCH_RECORDS_PER_THREAD * t)
-    }
-
-    /// Runs `work` on every record of `reader` (with one scratch `S` per chunk, reused across
-    /// its records) and hands each chunk, in input order, to `write`.
+    /// Runs `work` on every record of `reader` (with one scratch `S` per worker thread, reused
+    /// across its records) and hands each block's chunk, in input order, to `write` with the part
+    /// of the input it came from.
     pub fn run<S, W>(
         &self,
-        reader: &mut Reader,
+        reader: Reader,
         progress: &Progress,
         work: W,
-        mut write: impl FnMut(&[u8]) -> CliResult,
+        mut write: impl FnMut(&Chunk, Part) -> CliResult,
     ) -> CliResult<Totals>
     where
         S: Default,
         W: Fn(Record<'_>, &mut S, &mut Chunk) -> CliResult + Sync,
     {
-        let mut totals = Totals::default();
-        let mut next = reader.next_batch()?;
-        while let Some(batch) = next {
-            let per_chunk = batch
-                .len()
-                .div_ceil(self.threads * CHUNKS_PER_THREAD)
-                .max(1);
-            let (chunks, following) = self.pool.install(|| {
-                rayon::join(
-                    || {
-                        batch
-                            .spans()
-                            .par_chunks(per_chunk)
-                            .enumerate()
-                            .map(|(c, spans)| {
-                                let mut scratch = S::default();
-                                let mut chunk = Chunk::default();
-                                for (i, span) in spans.iter().enumerate() {
-                                    let record = batch.record(c * per_chunk + i, span);
-                                    work(record, &mut scratch, &mut chunk)?;
-                                }
-                                Ok(chunk)
-                            })
-                            .collect::<Vec<CliResult<Chunk>>>()
-                    },
-                    || reader.next_batch(),
-                )
-            });
-            for chunk in chunks {
-                let chunk = chunk?;
-                write(&chunk.bytes)?;
-                totals.texts += chunk.texts;
-                totals.tokens += chunk.tokens;
-            }
-            progress.advance(batch.consumed);
-            next = following?;
+        let ahead = 2 * self.threads + 2;
+        let (slot_tx, slot_rx) = sync_channel::<Slot>(ahead);
+        for _ in 0..ahead {
+            slot_tx
+                .send(Slot::default())
+                .expect("the channel has room for every slot");
         }
-        Ok(totals)
+        // Room for every block the slots allow: the reader never blocks on a full queue, only on
+        // a slot, so it stops as soon as the writer does.
+        let (work_tx, work_rx) = sync_channel::<(u64, Batch, Chunk)>(ahead);
+        let work_rx = Mutex::new(work_rx);
+        let (done_tx, done_rx) = channel::<Done>();
+        std::thread::scope(|scope| {
+            let reader_done = done_tx.clone();
+            std::thread::Builder::new()
+                .name("simdtok-read".into())
+                .spawn_scoped(scope, move || read(reader, slot_rx, work_tx, reader_done))
+                .map_err(|e| Failure::runtime(format!("cannot start a thread: {e}")))?;
+            for i in 0..self.threads {
+                let (work_rx, done_tx, work) = (&work_rx, done_tx.clone(), &work);
+                std::thread::Builder::new()
+                    .name(format!("simdtok-{i}"))
+                    .spawn_scoped(scope, move || encode(work_rx, done_tx, work))
+                    .map_err(|e| Failure::runtime(format!("cannot start a thread: {e}")))?;
+            }
+            drop(done_tx);
+            // Whatever ends this (the last block, a bad record, a failed write), dropping the
+            // slots and the results stops the reader and the workers, and the scope waits.
+            write_in_order(done_rx, slot_tx, progress, &mut write)
+        })
+    }
+}
+
+/// The reader thread: reads blocks while it has slots, numbers them and hands them out.
+fn read(
+    mut reader: Reader,
+    slots: Receiver<Slot>,
+    work: SyncSender<(u64, Batch, Chunk)>,
+    done: std::sync::mpsc::Sender<Done>,
+) {
+    let mut seq = 0;
+    while let Ok(slot) = slots.recv() {
+        match reader.next_batch(slot.input) {
+            Ok(Some(batch)) => {
+                if work.send((seq, batch, slot.chunk)).is_err() {
+                    return;
+                }
+            }
+            Ok(None) => return,
+            Err(failure) => {
+                // In order, after the blocks read before it.
+                let _ = done.send(Done {
+                    seq,
+                    result: Err(failure),
+                });
+                return;
+            }
+        }
+        seq += 1;
+    }
+}
+
+/// A worker thread: encodes whole blocks until there are none.
+fn encode<S, W>(
+    work: &Mutex<Receiver<(u64, Batch, Chunk)>>,
+    done: std::sync::mpsc::Sender<Done>,
+    f: &W,
+) where
+    S: Default,
+    W: Fn(Record<'_>, &mut S, &mut Chunk) -> CliResult,
+{
+    let mut scratch = S::default();
+    loop {
+        // The lock is held only while waiting for the next block: once per block, not per text.
+        let next = work.lock().unwrap_or_else(PoisonError::into_inner).recv();
+        let Ok((seq, batch, mut chunk)) = next else {
+            return;
+        };
+        let encoded = batch
+            .records()
+            .try_for_each(|record| f(record, &mut scratch, &mut chunk));
+        let result = encoded.map(|()| {
+            let (part, consumed) = (batch.part, batch.consumed);
+            let input = batch.into_block();
+            (Slot { input, chunk }, part, consumed)
+        });
+        if done.send(Done { seq, result }).is_err() {
+            return;
+        }
+    }
+}
+
+/// The calling thread: writes the blocks' chunks in input order, giving back a slot for each.
+fn write_in_order(
+    done: Receiver<Done>,
+    slots: SyncSender<Slot>,
+    progress: &Progress,
+    write: &mut impl FnMut(&Chunk, Part) -> CliResult,
+) -> CliResult<Totals> {
+    let mut totals = Totals::default();
+    // Results that arrived before the ones ahead of them: slot `i` is block `next + i`.
+    let mut waiting: VecDeque<Option<CliResult<(Slot, Part, u64)>>> = VecDeque::new();
+    let mut next = 0u64;
+    for Done { seq, result } in done {
+        let slot = (seq - next) as usize;
+        if waiting.len() <= slot {
+            waiting.resize_with(slot + 1, || None);
+        }
+        waiting[slot] = Some(result);
+        while let Some(Some(_)) = waiting.front() {
+            let result = waiting.pop_front().flatten().expect("checked above");
+            let (mut slot, part, consumed) = result?;
+            write(&slot.chunk, part)?;
+            totals.texts += slot.chunk.texts;
+            totals.tokens += slot.chunk.tokens;
+            progress.advance(consumed);
+            next += 1;
+            slot.clear();
+            // The reader may be gone already (end of input): a slot nobody takes is harmless.
+            let _ = slots.try_send(slot);
+        }
+    }
+    Ok(totals)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Read;
+
+    use super::*;
+    use crate::cli::args::InputFormat;
+
+    /// `lines` lines of varied lengths, line `i` holding `i` in decimal (a bad byte on the lines
+    /// in `bad`), generated as read.
+    struct Lines {
+        next: u64,
+        lines: u64,
+        bad: Vec<u64>,
+        pending: Vec<u8>,
+    }
+
+    impl Read for Lines {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            while self.pending.len() < buf.len() && self.next <= self.lines {
+                let i = self.next;
+                self.next += 1;
+                let fill = (i * 7919 % 300) as usize;
+                self.pending.extend_from_slice(format!("{i} ").as_bytes());
+                self.pending.extend(std::iter::repeat_n(b'x', fill));
+                if self.bad.contains(&i) {
+                    self.pending.push(0xFF);
+                }
+                self.pending.push(b'\n');
+            }
+            let n = buf.len().min(self.pending.len());
+            buf[..n].copy_from_slice(&self.pending[..n]);
+            self.pending.drain(..n);
+            Ok(n)
+        }
+    }
+
+    fn reader(lines: u64, bad: &[u64], block: usize) -> Reader {
+        let input = Lines {
+            next: 1,
+            lines,
+            bad: bad.to_vec(),
+            pending: Vec::new(),
+        };
+        Reader::new(
+            Box::new(input),
+            InputFormat::Lines,
+            "gen".into(),
+            block,
+            None,
+        )
+    }
+
+    /// Runs every line through the engine: each becomes its first word and its line number.
+    fn run(threads: usize, lines: u64, bad: &[u64], block: usize) -> CliResult<(Vec<u8>, Totals)> {
+        let mut out = Vec::new();
+        let source = super::super::input::Source::for_tests("gen");
+        let totals = Workers::new(threads)?.run(
+            reader(lines, bad, block),
+            &Progress::new(Some(false), None),
+            |record, _: &mut (), chunk| {
+                let text = source.line(record)?;
+                let word = text.split(' ').next().unwrap_or("");
+                chunk
+                    .bytes
+                    .extend_from_slice(format!("{word}@{}\n", record.line).as_bytes());
+                chunk.texts += 1;
+                Ok(())
+            },
+            |chunk, part| {
+                assert_eq!(part, Part::Records);
+                out.extend_from_slice(&chunk.bytes);
+                Ok(())
+            },
+        )?;
+        Ok((out, totals))
+    }
+
+    #[test]
+    fn output_is_in_input_order_for_any_thread_count() {
+        let want: Vec<u8> = (1..=20_000u64)
+            .flat_map(|i| format!("{i}@{i}\n").into_bytes())
+            .collect();
+        for threads in [1, 2, 3, 8] {
+            for block in [1, 4096, 65536] {
+                let (got, totals) = run(threads, 20_000, &[], block).unwrap();
+                assert_eq!(totals.texts, 20_000);
+                assert!(got == want, "{threads} threads, blocks of {block}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_first_bad_line_in_input_order_is_reported() {
+        for threads in [1, 2, 4] {
+            let err = run(threads, 30_000, &[29_999, 12_345, 20_000], 4096).unwrap_err();
+            let message = err.message.unwrap();
+            assert!(message.starts_with("gen:12345: invalid UTF-8"), "{message}");
+        }
+    }
+
+    /// The peak resident memory of this process, from /proc (Linux only).
+    fn peak_rss() -> Option<u64> {
+        let status = std::fs::read_to_string("/proc/self/status").ok()?;
+        let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+        line.split_whitespace()
+            .nth(1)?
+            .parse::<u64>()
+            .ok()
+            .map(|kb| kb << 10)
+    }
+
+    #[test]
+    fn memory_stays_bounded_whatever_the_input_size() {
+        // About 300 MB of lines through four workers and a writer that is slower than them: the
+        // blocks in flight stay bounded, so the peak grows by megabytes, not by the input.
+        let Some(before) = peak_rss() else { return };
+        let mut out_bytes = 0u64;
+        let totals = Workers::new(4)
+            .unwrap()
+            .run(
+                reader(2_000_000, &[], BLOCK_BYTES),
+                &Progress::new(Some(false), None),
+                |record, _: &mut (), chunk| {
+                    chunk.bytes.extend_from_slice(record.bytes);
+                    chunk.texts += 1;
+                    Ok(())
+                },
+                |chunk, _| {
+                    out_bytes += chunk.bytes.len() as u64;
+                    std::thread::sleep(std::time::Duration::from_micros(200));
+                    Ok(())
+                },
+            )
+            .unwrap();
+        assert_eq!(totals.texts, 2_000_000);
+        assert!(out_bytes > 250 << 20, "{out_bytes}");
+        let grown = peak_rss().unwrap().saturating_sub(before);
+        assert!(grown < 64 << 20, "peak memory grew by {} MB", grown >> 20);
     }
 }

@@ -1,13 +1,18 @@
 //! `simdtok encode`: texts in, tokens out, in input order whatever the number of threads.
 
+use std::fs::File;
+use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
+use std::sync::Arc;
+
 use clap::Args;
 use simdtok::{Encoding, Tokenizer};
 
 use super::args::{EncodeOptions, InputArgs, ModelArgs, OutputArgs, RunArgs};
-use super::driver::Workers;
-use super::format::OutputFormat;
+use super::driver::{BLOCK_BYTES, Chunk, Workers};
+use super::format::{OutputFormat, RawText, Render};
+use super::input::{Part, RawCut};
 use super::npy::NpyWriter;
-use super::output::Output;
+use super::output::{Output, spill_file};
 use super::progress::Progress;
 use super::{CliResult, Failure, input, model};
 
@@ -40,19 +45,20 @@ pub fn run(args: EncodeArgs) -> CliResult {
             "--separator-id applies only to --output-format npy, u16 or u32",
         ));
     }
-    let tokenizer = model::load(&args.model, Some(&args.options))?;
+    let tokenizer = Arc::new(model::load(&args.model, Some(&args.options))?);
     // Refused before anything is written: a u16 file with wrapped ids would look valid.
     if format == OutputFormat::U16 {
         check_u16(&tokenizer, args.separator_id)?;
     }
     let workers = Workers::new(args.run.threads)?;
-    let (max_bytes, max_records) = workers.batch_limits();
-    let (source, mut reader) = input::open(&args.input, max_bytes, max_records)?;
+    let (source, reader) = input::open(&args.input, BLOCK_BYTES, raw_cuts(&tokenizer))?;
     let progress = Progress::new(args.run.progress(), source.len);
     let mut sink = Sink::new(Output::create(&args.output.output)?, format)?;
     let pieces = format.needs_pieces();
+    let render = Render::new(format, args.separator_id, tokenizer.vocab_size());
+    let mut raw = RawWriter::default();
     workers.run(
-        &mut reader,
+        reader,
         &progress,
         |record, enc: &mut Encoding, chunk| {
             let text = source.text(record)?;
@@ -62,16 +68,87 @@ pub fn run(args: EncodeArgs) -> CliResult {
             } else {
                 tokenizer.encode_into(&text, enc, pieces);
             }
-            format.render(enc, args.separator_id, &mut chunk.bytes);
-            chunk.texts += 1;
+            match record.part {
+                Part::Records => {
+                    render.text(enc, &mut chunk.bytes);
+                    chunk.texts += 1;
+                }
+                Part::Raw { base, last, .. } => {
+                    render.part(enc, base, last, &mut chunk.bytes, &mut chunk.tail);
+                    chunk.texts += u64::from(last);
+                }
+            }
             chunk.tokens += enc.len() as u64;
             Ok(())
         },
-        |bytes| sink.write_all(bytes),
+        |chunk, part| match part {
+            Part::Records => sink.write_all(&chunk.bytes),
+            Part::Raw { first, last, .. } => raw.write(&mut sink, format, chunk, first, last),
+        },
     )?;
     sink.finish()?;
     progress.finish();
     Ok(())
+}
+
+/// Where a raw input may be cut for this tokenizer: nowhere yet (read whole).
+pub fn raw_cuts(_tokenizer: &Arc<Tokenizer>) -> Option<RawCut> {
+    None
+}
+
+/// Joins the parts of a raw text into one text's output; `jsonl`'s offsets wait in a temporary
+/// file until the ids are written (memory stays bounded however long the text).
+#[derive(Default)]
+struct RawWriter {
+    join: RawText,
+    offsets: Option<BufWriter<File>>,
+}
+
+impl RawWriter {
+    fn write(
+        &mut self,
+        sink: &mut Sink,
+        format: OutputFormat,
+        chunk: &Chunk,
+        first: bool,
+        last: bool,
+    ) -> CliResult {
+        if first {
+            sink.write_all(RawText::opening(format))?;
+        }
+        sink.write_all(self.join.join(format, &chunk.bytes, false))?;
+        if format == OutputFormat::Jsonl {
+            let tail = self.join.join(format, &chunk.tail, true);
+            if self.offsets.is_none() {
+                self.offsets = Some(BufWriter::with_capacity(1 << 16, spill_file()?));
+            }
+            let spill = self.offsets.as_mut().expect("created above");
+            spill.write_all(tail).map_err(spill_error)?;
+        }
+        if last {
+            if let Some(spill) = self.offsets.take() {
+                sink.write_all(RawText::middle(format))?;
+                let mut file = spill
+                    .into_inner()
+                    .map_err(|e| spill_error(e.into_error()))?;
+                file.seek(SeekFrom::Start(0)).map_err(spill_error)?;
+                let mut buf = vec![0u8; 1 << 16];
+                loop {
+                    let n = file.read(&mut buf).map_err(spill_error)?;
+                    if n == 0 {
+                        break;
+                    }
+                    sink.write_all(&buf[..n])?;
+                }
+            }
+            sink.write_all(RawText::closing(format))?;
+        }
+        Ok(())
+    }
+}
+
+fn spill_error(e: std::io::Error) -> Failure {
+    Failure::runtime(format!("temporary file: {e}"))
 }
 
 /// Refuses u16 output when an id could exceed 65535.

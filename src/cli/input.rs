@@ -1,14 +1,17 @@
-//! Reading texts: the input is read in batches of whole lines (bounded in bytes and count, so a
-//! huge file never sits in memory), and each record becomes a text where it is encoded, on the
-//! worker threads (UTF-8 validation and JSON parsing are work worth sharing out too).
+//! Reading texts. The input is read in blocks of whole lines (bounded in bytes, so a huge file
+//! never sits in memory) by one reader thread, which only reads and finds the last line end; the
+//! worker threads split a block into records, check UTF-8 and parse JSON (work worth sharing
+//! out). A `raw` input is one text: it is read in parts cut where the model says a cut cannot
+//! change the result ([`simdtok::Tokenizer::last_safe_cut`]), so that it too is encoded on every
+//! core with bounded memory.
 
 use std::borrow::Cow;
 use std::fs::File;
-use std::io::{BufRead, BufReader, Read};
-use std::ops::Range;
+use std::io::Read;
 use std::path::PathBuf;
 
 use super::args::{InputArgs, InputFormat};
+use super::json::field_text;
 use super::{CliResult, Failure};
 
 /// Where texts come from, and how to find them in a record.
@@ -21,26 +24,57 @@ pub struct Source {
     pub len: Option<u64>,
 }
 
-/// Reads `Batch`es of records.
+/// Where a `raw` input may be cut: the last safe cut in `text` at or after `from`, if any.
+pub type RawCut = Box<dyn Fn(&[u8], usize) -> Option<usize> + Send>;
+
+/// Bytes before a position that a cut rule may look at (see
+/// [`simdtok::Tokenizer::last_safe_cut`]).
+const CUT_CONTEXT: usize = 16;
+
+/// Reads [`Batch`]es of records.
 pub struct Reader {
-    input: BufReader<Box<dyn Read + Send>>,
+    input: Box<dyn Read + Send>,
     format: InputFormat,
     name: String,
+    /// The line number of the next batch's first record.
     next_line: u64,
+    /// Bytes of the raw input before the next part.
+    next_base: u64,
     done: bool,
-    max_bytes: usize,
-    max_records: usize,
+    /// About this many bytes per batch (more when one line or raw part is longer).
+    block: usize,
+    /// Bytes read past the last batch's end: the start of the next.
+    carry: Vec<u8>,
+    /// Where a raw input may be cut; `None`: it is read whole.
+    raw_cut: Option<RawCut>,
 }
 
-/// Consecutive records of the input: record `i` is line `first_line + i` (for `raw`, the only
-/// record starts at line 1).
+/// What a batch holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Part {
+    /// Whole records (lines, JSON lines, or a raw input read whole).
+    Records,
+    /// A part of the one text of a raw input: `base` is its first byte's offset in the text.
+    Raw {
+        /// Its start in the whole text.
+        base: u64,
+        /// The first part.
+        first: bool,
+        /// The last part.
+        last: bool,
+    },
+}
+
+/// Consecutive records of the input, or one part of a raw input.
 pub struct Batch {
-    data: Vec<u8>,
-    spans: Vec<Range<usize>>,
-    /// The line number of the first record.
+    data: Block,
+    /// The line number of the first record (for a raw part, the line its first byte is on).
     pub first_line: u64,
     /// The bytes of input this batch consumed (line ends included).
     pub consumed: u64,
+    /// Whether `data` is lines (records split at `\n`) or one text.
+    pub part: Part,
+    lines: bool,
 }
 
 /// One record: the bytes of one text before validation, and where it starts.
@@ -48,12 +82,21 @@ pub struct Batch {
 pub struct Record<'a> {
     /// The line (or, for `jsonl`, the JSON object) without its line end.
     pub bytes: &'a [u8],
+    /// The same as text, when its block was checked to be valid UTF-8 as a whole.
+    pub text: Option<&'a str>,
     /// Its 1-based line number.
     pub line: u64,
+    /// Whole, or a part of a raw text.
+    pub part: Part,
 }
 
-/// Opens the input of `args`; batches hold about `max_bytes` and at most `max_records` records.
-pub fn open(args: &InputArgs, max_bytes: usize, max_records: usize) -> CliResult<(Source, Reader)> {
+/// Opens the input of `args`; batches hold about `block` bytes. A raw input is cut with `raw_cut`
+/// when given (and read whole otherwise).
+pub fn open(
+    args: &InputArgs,
+    block: usize,
+    raw_cut: Option<RawCut>,
+) -> CliResult<(Source, Reader)> {
     if args.field.is_some() && args.input_format != InputFormat::Jsonl {
         return Err(Failure::usage(
             "--field applies only to --input-format jsonl",
@@ -78,107 +121,293 @@ pub fn open(args: &InputArgs, max_bytes: usize, max_records: usize) -> CliResult
         field: args.field.clone().unwrap_or_else(|| "text".to_owned()),
         len,
     };
-    let reader = Reader {
-        input: BufReader::with_capacity(1 << 16, read),
-        format: args.input_format,
-        name,
-        next_line: 1,
-        done: false,
-        max_bytes,
-        max_records,
-    };
-    Ok((source, reader))
+    Ok((
+        source,
+        Reader::new(read, args.input_format, name, block, raw_cut),
+    ))
 }
 
 /// Opens `path` (`-` or none: stdin) as `ids` lines, for `decode`.
-pub fn open_lines(
-    path: &Option<PathBuf>,
-    max_bytes: usize,
-    max_records: usize,
-) -> CliResult<(Source, Reader)> {
+pub fn open_lines(path: &Option<PathBuf>, block: usize) -> CliResult<(Source, Reader)> {
     let args = InputArgs {
         input: path.clone(),
         input_format: InputFormat::Lines,
         field: None,
     };
-    open(&args, max_bytes, max_records)
+    open(&args, block, None)
+}
+
+/// Input bytes in an allocation reused from block to block: `bytes[..len]` hold the input, the
+/// rest is spare room, already initialized (so reading into it never zeroes memory again).
+#[derive(Default)]
+pub struct Block {
+    bytes: Vec<u8>,
+    len: usize,
+}
+
+impl Block {
+    /// The input bytes.
+    pub fn as_slice(&self) -> &[u8] {
+        &self.bytes[..self.len]
+    }
+
+    /// Empties it, keeping the allocation.
+    pub fn clear(&mut self) {
+        self.len = 0;
+    }
+
+    /// Appends `more`.
+    fn extend_from_slice(&mut self, more: &[u8]) {
+        self.reserve(self.len + more.len());
+        self.bytes[self.len..self.len + more.len()].copy_from_slice(more);
+        self.len += more.len();
+    }
+
+    /// Makes room for `want` bytes in all.
+    fn reserve(&mut self, want: usize) {
+        if self.bytes.len() < want {
+            self.bytes.resize(want, 0);
+        }
+    }
+
+    /// Moves the bytes from `at` on to `carry` (replacing what it held).
+    fn split_off_into(&mut self, at: usize, carry: &mut Vec<u8>) {
+        carry.clear();
+        carry.extend_from_slice(&self.bytes[at..self.len]);
+        self.len = at;
+    }
 }
 
 impl Reader {
-    /// The next batch, or `None` at the end of the input. Only I/O errors are reported here; bad
-    /// records are found by [`Source::text`], in input order.
-    pub fn next_batch(&mut self) -> CliResult<Option<Batch>> {
+    /// Reads `input` (named `name` in messages) as `format`, in blocks of about `block` bytes; a
+    /// raw input is cut with `raw_cut` when given (and read whole otherwise).
+    pub fn new(
+        input: Box<dyn Read + Send>,
+        format: InputFormat,
+        name: String,
+        block: usize,
+        raw_cut: Option<RawCut>,
+    ) -> Reader {
+        Reader {
+            input,
+            format,
+            name,
+            next_line: 1,
+            next_base: 0,
+            done: false,
+            block: block.max(1),
+            carry: Vec::new(),
+            raw_cut: raw_cut.filter(|_| format == InputFormat::Raw),
+        }
+    }
+
+    /// The next batch (read into `block`, whose allocation it reuses), or `None` at the end of
+    /// the input. Only I/O errors are reported here; bad records are found by [`Source::text`],
+    /// in input order.
+    pub fn next_batch(&mut self, mut block: Block) -> CliResult<Option<Batch>> {
         if self.done {
             return Ok(None);
         }
-        let io = |e: std::io::Error| Failure::runtime(format!("{}: {e}", self.name));
-        let mut batch = Batch {
-            data: Vec::new(),
-            spans: Vec::new(),
-            first_line: self.next_line,
-            consumed: 0,
-        };
-        if self.format == InputFormat::Raw {
-            // The whole input is one text, even an empty one.
-            self.input.read_to_end(&mut batch.data).map_err(io)?;
-            batch.spans.push(0..batch.data.len());
-            batch.consumed = batch.data.len() as u64;
-            self.done = true;
-            return Ok(Some(batch));
+        block.clear();
+        block.extend_from_slice(&self.carry);
+        self.carry.clear();
+        match self.format {
+            InputFormat::Raw => self.next_raw(block),
+            InputFormat::Lines | InputFormat::Jsonl => self.next_lines(block),
         }
-        while batch.data.len() < self.max_bytes && batch.spans.len() < self.max_records {
-            let start = batch.data.len();
-            let n = self
-                .input
-                .read_until(b'\n', &mut batch.data)
-                .map_err(|e| Failure::runtime(format!("{}:{}: {e}", self.name, self.next_line)))?;
+    }
+
+    /// Reads until `data` holds at least `want` bytes or the input ends; returns whether it ended.
+    fn fill(&mut self, data: &mut Block, want: usize) -> CliResult<bool> {
+        while data.len < want {
+            data.reserve(want.max(data.len + (64 << 10)));
+            let n = loop {
+                match self.input.read(&mut data.bytes[data.len..]) {
+                    Ok(n) => break n,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                    Err(e) => return Err(Failure::runtime(format!("{}: {e}", self.name))),
+                }
+            };
             if n == 0 {
-                self.done = true;
-                break;
+                return Ok(true);
             }
-            let mut end = batch.data.len();
-            // A line ends at its "\n", and a "\r" just before it belongs to the line end; a last
-            // line without "\n" keeps everything.
-            if batch.data[end - 1] == b'\n' {
-                end -= 1;
-                if end > start && batch.data[end - 1] == b'\r' {
-                    end -= 1;
+            data.len += n;
+        }
+        Ok(false)
+    }
+
+    /// A batch of whole lines: a block of about `block` bytes, up to its last line end (or more,
+    /// for a line longer than a block).
+    fn next_lines(&mut self, mut data: Block) -> CliResult<Option<Batch>> {
+        let mut searched = 0;
+        let end = loop {
+            let want = data.len.max(self.block);
+            let ended = self.fill(&mut data, want)?;
+            if let Some(last) = memchr::memrchr(b'\n', &data.as_slice()[searched..]) {
+                break searched + last + 1;
+            }
+            if ended {
+                self.done = true;
+                break data.len;
+            }
+            // One line longer than a block: read on (the line has to be held whole anyway).
+            searched = data.len;
+            let more = data.len + self.block;
+            if self.fill(&mut data, more)?
+                && memchr::memrchr(b'\n', &data.as_slice()[searched..]).is_none()
+            {
+                self.done = true;
+                break data.len;
+            }
+        };
+        data.split_off_into(end, &mut self.carry);
+        if data.len == 0 {
+            self.done = true;
+            return Ok(None);
+        }
+        let lines = count_lines(data.as_slice());
+        let batch = Batch {
+            first_line: self.next_line,
+            consumed: data.len as u64,
+            part: Part::Records,
+            lines: true,
+            data,
+        };
+        self.next_line += lines;
+        Ok(Some(batch))
+    }
+
+    /// The raw input's next part: cut at the last safe cut of a block, or the rest of the input.
+    fn next_raw(&mut self, mut data: Block) -> CliResult<Option<Batch>> {
+        let first = self.next_base == 0;
+        let end = if self.raw_cut.is_none() {
+            // No cut is known to be safe: the text is read whole, as one record.
+            loop {
+                let want = data.len + (1 << 20);
+                if self.fill(&mut data, want)? {
+                    break;
                 }
             }
-            batch.spans.push(start..end);
-            batch.consumed += n as u64;
-            self.next_line += 1;
-        }
-        Ok((!batch.spans.is_empty()).then_some(batch))
+            self.done = true;
+            data.len
+        } else {
+            // Cuts are looked for only in what was not searched before (less the few bytes a
+            // rule looks back at): a text without cuts is read on in linear time.
+            let mut from = 0;
+            loop {
+                let target = if data.len < self.block {
+                    self.block
+                } else {
+                    data.len + self.block
+                };
+                if self.fill(&mut data, target)? {
+                    self.done = true;
+                    break data.len;
+                }
+                let cut = self.raw_cut.as_ref().expect("checked above");
+                if let Some(p) = cut(data.as_slice(), from).filter(|&p| p > 0) {
+                    break p;
+                }
+                from = data.len.saturating_sub(CUT_CONTEXT);
+            }
+        };
+        data.split_off_into(end, &mut self.carry);
+        let base = self.next_base;
+        self.next_base += data.len as u64;
+        let first_line = self.next_line;
+        self.next_line += memchr::memchr_iter(b'\n', data.as_slice()).count() as u64;
+        Ok(Some(Batch {
+            first_line,
+            consumed: data.len as u64,
+            part: Part::Raw {
+                base,
+                first,
+                last: self.done,
+            },
+            lines: false,
+            data,
+        }))
     }
 }
 
+/// The number of lines in a block that ends at a line end (or at the input's end).
+fn count_lines(data: &[u8]) -> u64 {
+    let ends = memchr::memchr_iter(b'\n', data).count() as u64;
+    ends + u64::from(data.last() != Some(&b'\n'))
+}
+
 impl Batch {
-    /// The number of records.
-    pub fn len(&self) -> usize {
-        self.spans.len()
+    /// Its bytes' allocation, for the next batch.
+    pub fn into_block(self) -> Block {
+        self.data
     }
 
-    /// The spans of the records (indices into the batch's bytes), for splitting into chunks.
-    pub fn spans(&self) -> &[Range<usize>] {
-        &self.spans
-    }
-
-    /// The record of `span`, the `index`-th of the batch.
-    pub fn record(&self, index: usize, span: &Range<usize>) -> Record<'_> {
-        Record {
-            bytes: &self.data[span.clone()],
-            line: self.first_line + index as u64,
-        }
+    /// The records of the batch, in order.
+    pub fn records(&self) -> impl Iterator<Item = Record<'_>> {
+        let data = self.data.as_slice();
+        // One check of the whole block is cheaper than one per line; a block with a bad byte
+        // leaves the check to each record, so that the first bad line is the one reported.
+        let valid = std::str::from_utf8(data).ok();
+        let (first_line, part, lines) = (self.first_line, self.part, self.lines);
+        let mut ends = memchr::memchr_iter(b'\n', data);
+        let mut start = 0;
+        let mut line = first_line;
+        let mut whole = !lines;
+        std::iter::from_fn(move || {
+            let (from, to, next) = if whole {
+                whole = false;
+                (0, data.len(), data.len())
+            } else if !lines || start >= data.len() {
+                return None;
+            } else {
+                match ends.next() {
+                    // A line ends at its "\n", and a "\r" just before it belongs to the line end.
+                    Some(i) => {
+                        let end = if i > start && data[i - 1] == b'\r' {
+                            i - 1
+                        } else {
+                            i
+                        };
+                        (start, end, i + 1)
+                    }
+                    // A last line without "\n" keeps everything.
+                    None => (start, data.len(), data.len()),
+                }
+            };
+            start = next;
+            let record = Record {
+                bytes: &data[from..to],
+                text: valid.map(|v| &v[from..to]),
+                line,
+                part,
+            };
+            line += 1;
+            Some(record)
+        })
     }
 }
 
 impl Source {
+    /// A `lines` source named `name`, for tests of the engine.
+    #[cfg(test)]
+    pub fn for_tests(name: &str) -> Source {
+        Source {
+            name: name.to_owned(),
+            format: InputFormat::Lines,
+            field: String::new(),
+            len: None,
+        }
+    }
+
     /// The text of a record: the valid UTF-8 line, or for `jsonl` the string in the field.
     pub fn text<'a>(&self, record: Record<'a>) -> CliResult<Cow<'a, str>> {
         match self.format {
             InputFormat::Lines | InputFormat::Raw => self.line(record).map(Cow::Borrowed),
-            InputFormat::Jsonl => self.json_text(record).map(Cow::Owned),
+            InputFormat::Jsonl => {
+                let fail = |cause: String| Failure::at(&self.name, record.line, cause);
+                let text = utf8(record).map_err(|(_, cause)| fail(cause))?;
+                field_text(text, &self.field).map_err(fail)
+            }
         }
     }
 
@@ -186,37 +415,13 @@ impl Source {
     pub fn line<'a>(&self, record: Record<'a>) -> CliResult<&'a str> {
         utf8(record).map_err(|(line, cause)| Failure::at(&self.name, line, cause))
     }
-
-    fn json_text(&self, record: Record<'_>) -> CliResult<String> {
-        let fail = |cause: String| Failure::at(&self.name, record.line, cause);
-        let text = utf8(record).map_err(|(_, cause)| fail(cause))?;
-        let value: serde_json::Value = serde_json::from_str(text).map_err(|e| {
-            // Each record is one line, so serde_json's "line 1" says nothing: keep the column.
-            fail(format!(
-                "invalid JSON: {}",
-                e.to_string().replace(" at line 1 column ", " at column ")
-            ))
-        })?;
-        let serde_json::Value::Object(mut object) = value else {
-            return Err(fail(format!(
-                "expected a JSON object, found {}",
-                kind(&value)
-            )));
-        };
-        match object.remove(&self.field) {
-            Some(serde_json::Value::String(s)) => Ok(s),
-            Some(other) => Err(fail(format!(
-                "field {:?} is {}, not a string",
-                self.field,
-                kind(&other)
-            ))),
-            None => Err(fail(format!("no field {:?} in the object", self.field))),
-        }
-    }
 }
 
 /// The record as UTF-8, or the line of the first invalid byte and the cause.
 fn utf8(record: Record<'_>) -> Result<&str, (u64, String)> {
+    if let Some(text) = record.text {
+        return Ok(text);
+    }
     std::str::from_utf8(record.bytes).map_err(|e| {
         // For `raw` the record spans many lines: name the one holding the bad byte.
         let before = &record.bytes[..e.valid_up_to()];
@@ -234,14 +439,124 @@ fn utf8(record: Record<'_>) -> Result<&str, (u64, String)> {
     })
 }
 
-/// A JSON value's kind, for messages.
-fn kind(value: &serde_json::Value) -> &'static str {
-    match value {
-        serde_json::Value::Null => "null",
-        serde_json::Value::Bool(_) => "a boolean",
-        serde_json::Value::Number(_) => "a number",
-        serde_json::Value::String(_) => "a string",
-        serde_json::Value::Array(_) => "an array",
-        serde_json::Value::Object(_) => "an object",
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A reader over `bytes` in `format`, with blocks of `block` bytes, read in pieces of at most
+    /// `chunk` bytes (as a pipe delivers them).
+    fn reader(bytes: &[u8], format: InputFormat, block: usize, chunk: usize) -> Reader {
+        struct Trickle(Vec<u8>, usize, usize);
+        impl Read for Trickle {
+            fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+                let n = buf.len().min(self.2).min(self.0.len() - self.1);
+                buf[..n].copy_from_slice(&self.0[self.1..self.1 + n]);
+                self.1 += n;
+                Ok(n)
+            }
+        }
+        Reader::new(
+            Box::new(Trickle(bytes.to_vec(), 0, chunk)),
+            format,
+            "t".into(),
+            block,
+            None,
+        )
+    }
+
+    /// Every record of the input, with its line number.
+    fn records(mut r: Reader) -> Vec<(Vec<u8>, u64)> {
+        let mut out = Vec::new();
+        while let Some(batch) = r.next_batch(Block::default()).unwrap() {
+            assert_eq!(batch.part, Part::Records);
+            for rec in batch.records() {
+                out.push((rec.bytes.to_vec(), rec.line));
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn lines_are_the_same_for_any_block_and_read_size() {
+        let input = b"a\r\nbb\n\n\rc\r\n\r\nlong line here\nlast";
+        let want: Vec<(Vec<u8>, u64)> = [
+            &b"a"[..],
+            b"bb",
+            b"",
+            b"\rc",
+            b"",
+            b"long line here",
+            b"last",
+        ]
+        .iter()
+        .enumerate()
+        .map(|(i, l)| (l.to_vec(), i as u64 + 1))
+        .collect();
+        for block in 1..40 {
+            for chunk in [1, 2, 3, 7, 64] {
+                let got = records(reader(input, InputFormat::Lines, block, chunk));
+                assert_eq!(got, want, "block {block} chunk {chunk}");
+            }
+        }
+        // A final line end adds no empty text; an empty input has no texts.
+        assert_eq!(records(reader(b"x\n", InputFormat::Lines, 4, 4)).len(), 1);
+        assert!(records(reader(b"", InputFormat::Lines, 4, 4)).is_empty());
+        assert_eq!(
+            records(reader(b"\n", InputFormat::Lines, 4, 4)),
+            vec![(vec![], 1)]
+        );
+    }
+
+    #[test]
+    fn raw_without_cuts_is_one_text() {
+        for input in [&b""[..], b"a\nb\n", b"no line end"] {
+            let mut r = reader(input, InputFormat::Raw, 2, 1);
+            let batch = r.next_batch(Block::default()).unwrap().unwrap();
+            let recs: Vec<_> = batch.records().map(|r| r.bytes.to_vec()).collect();
+            assert_eq!(recs, vec![input.to_vec()]);
+            assert_eq!(
+                batch.part,
+                Part::Raw {
+                    base: 0,
+                    first: true,
+                    last: true
+                }
+            );
+            assert!(r.next_batch(Block::default()).unwrap().is_none());
+        }
+    }
+
+    #[test]
+    fn raw_parts_cover_the_text_at_the_cuts() {
+        // Cut after every "|": parts end there, bases and line numbers follow.
+        let input = b"ab|c\nd|\n|efg|h";
+        for block in 1..8 {
+            let mut r = reader(input, InputFormat::Raw, block, 3);
+            r.raw_cut = Some(Box::new(|d: &[u8], from: usize| {
+                d[from..]
+                    .iter()
+                    .rposition(|&b| b == b'|')
+                    .map(|p| from + p + 1)
+            }));
+            let mut joined = Vec::new();
+            let mut expect_first = true;
+            while let Some(batch) = r.next_batch(Block::default()).unwrap() {
+                let Part::Raw { base, first, last } = batch.part else {
+                    panic!("raw parts")
+                };
+                assert_eq!(base as usize, joined.len());
+                assert_eq!(first, expect_first);
+                expect_first = false;
+                let line = 1 + joined.iter().filter(|&&b| b == b'\n').count() as u64;
+                assert_eq!(batch.first_line, line);
+                let rec = batch.records().next().unwrap();
+                joined.extend_from_slice(rec.bytes);
+                assert_eq!(last, joined.len() == input.len(), "block {block}");
+                if !last {
+                    assert_eq!(joined.last(), Some(&b'|'));
+                }
+            }
+            assert_eq!(joined, input);
+        }
     }
 }

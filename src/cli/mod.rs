@@ -12,6 +12,7 @@ pub mod driver;
 pub mod encode;
 pub mod format;
 pub mod input;
+pub mod json;
 pub mod model;
 pub mod npy;
 pub mod output;
