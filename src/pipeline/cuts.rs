@@ -9,8 +9,9 @@
 //! 1. the post-processor's template tokens (`[CLS]`, `<s>`, …): each part would get its own, so
 //!    a pipeline that adds any has no cuts;
 //! 2. the added tokens matched in the raw text, which cut it into added tokens and text
-//!    segments: [`AddedGuard`] proves the matches on `T` are those of the two parts, so that the
-//!    segment that holds `p` in `T` is the last segment of `T[..p]` joined to the first of `T[p..]`;
+//!    segments: [`AddedGuard`] proves the matches on `T` are those of the two parts, so that a
+//!    text segment holding `p` in `T` is the last one of `T[..p]` joined to the first of `T[p..]`
+//!    (whose "end of text" and "start of text" the next stage must then not notice);
 //! 3. the normalizer and pre-tokenizer, which cut each segment into pieces: the rule of the
 //!    family ([`ByteLevelCuts`], [`WordPieceCuts`]) proves `p` is a piece boundary in `T` and the
 //!    pieces on either side are those of the parts;
@@ -28,8 +29,9 @@
 //!   starts; reusing per-word results was measured to give other tokens.
 //! - SentencePiece BPE (`.model`): even where the ids would agree (`add_dummy_prefix` with
 //!   `remove_extra_whitespaces`: `T[..p]` drops its trailing spaces, `T[p..]` gets the dummy
-//!   `▁`), the offsets cannot: in `T` the `▁` of the word after the cut is the space, at
-//!   `p - 1`; in `T[p..]` it is the dummy prefix, which maps to the word's first byte.
+//!   `▁`), the offsets cannot: in `T` the `▁` of the word after the cut is the space before it
+//!   (at `p - 1`, or at `p` for a cut before the space); in `T[p..]` it is the dummy prefix,
+//!   which maps to the word's first byte.
 //! - SentencePiece-style `tokenizer.json` (Llama 2): `Prepend("▁")` (or `Metaspace`'s prepend)
 //!   puts a `▁` before each text, which `T` has not at `p`, and the BPE runs over the whole
 //!   normalized text (no pre-tokenizer).
