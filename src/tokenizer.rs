@@ -105,10 +105,13 @@ impl Tokenizer {
     /// piece). The rules are conservative: a cut they miss costs parallelism, never exactness.
     ///
     /// `text` may end inside a UTF-8 character and need not be valid UTF-8: the decision at `p`
-    /// looks only at bytes of `text` before `p + 1` (an invalid one there means no cut), and
-    /// every cut lies between two ASCII bytes, so both parts of a valid text are valid. To cut a huge text into blocks, call it on the
-    /// block's bytes (e.g. 1 MiB) past the last cut: it scans back from the end and normally
-    /// stops within a few bytes or lines; the worst case is linear in `text`.
+    /// reads only `text[p - 5 ..= p]` (from the start when `p < 5`; an invalid byte there means
+    /// no cut), and every cut lies between two ASCII bytes, so both parts of a valid text are
+    /// valid. To cut a huge text into blocks, call it on the bytes from the last cut to the end
+    /// of what has been read (e.g. 1 MiB): it scans back from the end and normally stops within
+    /// a few bytes or lines; the worst case is linear in `text`. To search only past some
+    /// position `q` (what an earlier call did not see), pass `&text[w..]` with `w + 5 ≤ q` and
+    /// keep an answer `p` only when `w + p ≥ q`: `w + p` is then the answer on `text` itself.
     ///
     /// Which models have cuts (the proofs are beside the code): byte-level BPE whose
     /// pre-tokenizer is one of the known split regexes alone (tiktoken's encodings, GPT-2, and

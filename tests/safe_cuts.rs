@@ -647,6 +647,33 @@ fn the_search_takes_any_bytes_and_stays_near_the_end() {
     }
 }
 
+#[test]
+fn a_window_from_five_bytes_back_gives_the_cuts_of_the_whole() {
+    // The documented contract for searching only what an earlier call did not see: a window
+    // starting at `w` answers for every `p ≥ w + 5` as the text itself does.
+    let mut texts = adversarial_texts();
+    texts.extend(corpus_samples().into_iter().map(|(_, t)| t).take(9));
+    let mut rng = Rng(0x5851_F42D_4C95_7F2D);
+    for model in models().iter().filter(|m| m.expect == Expect::Cuts) {
+        for text in &texts {
+            let bytes = text.as_bytes();
+            for _ in 0..64 {
+                let len = 1 + rng.below(bytes.len());
+                let w = rng.below(len);
+                let q = w + 5;
+                let whole = model.tok.last_safe_cut(&bytes[..len]).filter(|&p| p >= q);
+                let window = model.tok.last_safe_cut(&bytes[w..len]).map(|p| w + p);
+                assert_eq!(
+                    window.filter(|&p| p >= q),
+                    whole,
+                    "{}: window {w}..{len} of {text:?}",
+                    model.label
+                );
+            }
+        }
+    }
+}
+
 /// Random texts over [`FRAGMENTS`].
 fn fragments() -> impl Strategy<Value = String> {
     proptest::collection::vec(0..FRAGMENTS.len(), 1..80)
