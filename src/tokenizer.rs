@@ -97,6 +97,48 @@ impl Tokenizer {
         self.pipeline.token_bytes(id)
     }
 
+    /// The last safe cut in `text`: the largest `p` with `0 < p < text.len()` that this model's
+    /// rules prove safe — for ANY text `T` that starts with `text` (bytes), encoding `T[..p]`
+    /// and `T[p..]` separately and concatenating the results (the offsets of the second part
+    /// moved by `p`) gives exactly the encoding of `T`, ids and byte offsets, whatever follows.
+    /// `None` when there is none, or this model allows none (then encode the text in one
+    /// piece). The rules are conservative: a cut they miss costs parallelism, never exactness.
+    ///
+    /// `text` may end inside a UTF-8 character and need not be valid UTF-8: the decision at `p`
+    /// reads only `text[p - 5 ..= p]` (from the start when `p < 5`; an invalid byte there means
+    /// no cut), and every cut lies between two ASCII bytes, so both parts of a valid text are
+    /// valid. To cut a huge text into blocks, call it on the bytes from the last cut to the end
+    /// of what has been read (e.g. 1 MiB): it scans back from the end and normally stops within
+    /// a few bytes or lines; the worst case is linear in `text`. To search only past some
+    /// position `q` (what an earlier call did not see), pass `&text[w..]` with `w + 5 ≤ q` and
+    /// keep an answer `p` only when `w + p ≥ q`: `w + p` is then the answer on `text` itself.
+    ///
+    /// Which models have cuts (the proofs are beside the code): byte-level BPE whose
+    /// pre-tokenizer is one of the known split regexes alone (tiktoken's encodings, GPT-2, and
+    /// `tokenizer.json` files such as Llama 3, Qwen, GPT-4o, tekken) cuts before a space that
+    /// follows an ASCII graphic character, and after a newline before an ASCII graphic
+    /// character; BERT WordPiece cuts after an ASCII space, tab or newline before an ASCII
+    /// graphic character. Both only while no post-processor template is applied
+    /// ([`LoadOptions::add_special_tokens`]) and no added token can reach across the cut.
+    /// SentencePiece models (unigram, BPE) and SentencePiece-style `tokenizer.json` BPE (Llama 2)
+    /// have none.
+    ///
+    /// ```
+    /// let tok = simdtok::Tokenizer::from_file("tests/data/bpe/encoder.json")?;
+    /// let text = "Hello world, and good night";
+    /// let p = tok.last_safe_cut(text.as_bytes()).unwrap();
+    /// assert_eq!(&text[p..], " night");
+    /// let (mut a, b) = (tok.encode_full(&text[..p]), tok.encode_full(&text[p..]));
+    /// a.ids.extend(b.ids);
+    /// a.offsets.extend(b.offsets.iter().map(|&(s, e)| (s + p as u32, e + p as u32)));
+    /// let whole = tok.encode_full(text);
+    /// assert_eq!((a.ids, a.offsets), (whole.ids, whole.offsets));
+    /// # Ok::<(), simdtok::Error>(())
+    /// ```
+    pub fn last_safe_cut(&self, text: &[u8]) -> Option<usize> {
+        self.pipeline.last_safe_cut(text)
+    }
+
     /// The kernels (hence the tier) this tokenizer uses.
     pub fn kernels(&self) -> &'static Kernels {
         self.pipeline.kernels()

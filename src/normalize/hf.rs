@@ -112,6 +112,33 @@ impl Normalizer {
         self.steps.is_empty()
     }
 
+    /// Whether, for every text `X Y` where `Y` starts with an ASCII character, the normalized
+    /// text (and each byte's span) is that of `X` followed by that of `Y`, its spans moved by
+    /// `X`'s length — what a safe cut before an ASCII byte needs (`pipeline::cuts`).
+    ///
+    /// True when every step is one of:
+    /// - `Lowercase`: each character alone (`char::to_lowercase`, no context rule); an ASCII
+    ///   character stays one ASCII character, with change 0.
+    /// - `NFD`, `NFKD`: each character is decomposed alone, then runs of non-starters (canonical
+    ///   combining class ≠ 0) are reordered; an ASCII character is a starter that decomposes to
+    ///   itself, so no run crosses it.
+    /// - `NFC`, `NFKC`: the decomposition, then each character composes with the last starter
+    ///   before it. Every character of `Y` has one in `Y` (its first, ASCII), and that first one
+    ///   composes with nothing before it: no composition pair has an ASCII second character (a
+    ///   unit test checks every character's decomposition for one ending in ASCII).
+    ///
+    /// In each, the first output character of `Y` is its ASCII character with change 0, so the
+    /// alignments of the two sides stay apart. `Replace`, `Prepend`, `Strip` and the `Metaspace`
+    /// prefix act across characters or at the ends of a text: false.
+    pub fn splits_before_ascii(&self) -> bool {
+        self.steps.iter().all(|s| {
+            matches!(
+                s,
+                Step::Nfc | Step::Nfd | Step::Nfkc | Step::Nfkd | Step::Lowercase
+            )
+        })
+    }
+
     /// Normalizes `text` (at `base` in the input) into `out`, with spans when `offsets`.
     /// Returns `false`, leaving `out` unspecified, when no step changes the text.
     pub fn apply(
@@ -490,5 +517,98 @@ mod tests {
         .unwrap();
         assert_eq!(text, " ab");
         assert_eq!(spans, vec![(0, 3), (0, 3), (3, 6)]);
+    }
+
+    /// The normalized text and spans, the identity when nothing changes.
+    fn aligned(steps: &[Step], text: &str, base: u32) -> (String, Vec<(u32, u32)>) {
+        run(steps.to_vec(), text, base)
+            .unwrap_or_else(|| (text.to_string(), char_spans(text, base).collect()))
+    }
+
+    #[test]
+    fn no_canonical_composition_has_an_ascii_second_character() {
+        // A pair (L, C) composes only into a character whose canonical decomposition is L C,
+        // so its full decomposition is two characters or more and ends with C's: none ending
+        // in ASCII means no pair with an ASCII C, which `splits_before_ascii` relies on for
+        // NFC and NFKC. (Singletons such as U+037E → `;` never compose back.)
+        for c in (0x80..=0x10FFFFu32).filter_map(char::from_u32) {
+            let (mut last, mut n) = (None, 0);
+            unicode_normalization_alignments::char::decompose_canonical(c, |d| {
+                last = Some(d);
+                n += 1;
+            });
+            assert!(
+                n < 2 || last.is_none_or(|d| !d.is_ascii()),
+                "U+{:04X} decomposes to something ending in ASCII",
+                c as u32
+            );
+        }
+    }
+
+    #[test]
+    fn steps_that_split_before_ascii_do() {
+        let steps = [
+            Step::Nfc,
+            Step::Nfd,
+            Step::Nfkc,
+            Step::Nfkd,
+            Step::Lowercase,
+        ];
+        let sides = [
+            "",
+            "a",
+            "e\u{301}",
+            "\u{301}",
+            "Å",
+            "ﬁ",
+            "½",
+            "İ",
+            "각",
+            "\u{1100}",
+            "ᄀ\u{1161}",
+            "\u{338}",
+            "<",
+            "=\u{338}",
+            "ΣΑ",
+            "ℌ",
+            "\u{300}\u{316}",
+            "①",
+            "Ａ",
+            " ",
+            "\n",
+            "\u{a0}",
+        ];
+        let ascii = [" ", "\n", "a", "A", ">", "/", "'", "1"];
+        for steps in steps
+            .iter()
+            .map(|s| vec![s.clone()])
+            .chain([steps.to_vec(), vec![Step::Nfkd, Step::Lowercase, Step::Nfc]])
+        {
+            assert!(Normalizer::new(steps.clone()).splits_before_ascii());
+            for x in sides {
+                for first in ascii {
+                    for rest in sides {
+                        let y = format!("{first}{rest}");
+                        let whole = aligned(&steps, &format!("{x}{y}"), 7);
+                        let (mut text, mut spans) = aligned(&steps, x, 7);
+                        let (yt, ys) = aligned(&steps, &y, 7 + x.len() as u32);
+                        text.push_str(&yt);
+                        spans.extend(ys);
+                        assert_eq!(whole, (text, spans), "{steps:?} {x:?} {y:?}");
+                    }
+                }
+            }
+        }
+        for step in [
+            Step::Replace(Pattern::Literal("a".into()), "b".into()),
+            Step::Prepend("▁".into()),
+            Step::Strip {
+                left: false,
+                right: true,
+            },
+            Step::MetaspacePrepend { always: true },
+        ] {
+            assert!(!Normalizer::new(vec![Step::Nfc, step]).splits_before_ascii());
+        }
     }
 }

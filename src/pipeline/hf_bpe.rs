@@ -14,6 +14,7 @@ use crate::models::merges_bpe::{MergeScratch, MergesBpe};
 use crate::models::token::PieceToken;
 use crate::normalize::hf::{self, Normalizer};
 use crate::pipeline::added_tokens::{AddedTokens, Split};
+use crate::pipeline::cuts::{AddedGuard, ByteLevelCuts, ByteLevelOptions};
 use crate::pipeline::sink::{self, Sink};
 use crate::pipeline::{Pipeline, PipelineInfo};
 use crate::pretokenize::Splitter;
@@ -62,6 +63,8 @@ pub enum PreTokenizer {
 pub struct HfBpe {
     parts: HfBpeParts,
     add_special_tokens: bool,
+    /// Where a text may be cut ([`crate::Tokenizer::last_safe_cut`]).
+    cuts: Option<ByteLevelCuts>,
     cache_owner: usize,
     kernels: &'static Kernels,
 }
@@ -218,10 +221,40 @@ thread_local! {
     static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
 }
 
+/// Where a text may be cut (`pipeline::cuts` has the rules and their proofs): `None` when the
+/// post-processor adds tokens (each part would get them), when a normalizer step acts across
+/// characters or at a text's ends (`Replace`, `Prepend`, `Strip`), or when the pre-tokenizer is
+/// not one known regex alone (chains, `fancy-regex` fallbacks: no proven rule).
+fn text_cuts(parts: &HfBpeParts, add_special_tokens: bool) -> Option<ByteLevelCuts> {
+    if add_special_tokens && !(parts.special_prefix.is_empty() && parts.special_suffix.is_empty()) {
+        return None;
+    }
+    if !parts.normalizer.splits_before_ascii() {
+        return None;
+    }
+    // The pieces are the matches (the known patterns tile the text: there are no gaps to keep).
+    let PreTokenizer::Single { splitter, .. } = &parts.pre_tokenizer else {
+        return None;
+    };
+    let options = ByteLevelOptions {
+        // Trimmed offsets keep one leading space of a text's first token (`trim_offsets`'s
+        // `first`): the token " word" starting `T[p..]` would keep it, in `T` it would not.
+        space: parts.trim_offsets != Some(true),
+        // A space before each text that does not start with one: `T[p..]` would get one.
+        newline: !parts.add_prefix_space,
+        normalized: !parts.normalizer.is_empty(),
+        // Every added token is looked for in the raw text: by `added`, or (`normalized: true`,
+        // loaded only without a normalizer) by `added_normalized` in the text `added` leaves.
+        added: AddedGuard::new(parts.added.tokens()),
+    };
+    ByteLevelCuts::new(splitter.pattern()?, options)
+}
+
 impl HfBpe {
     /// The tokenizer of `parts`; `add_special_tokens` applies the post-processor.
     pub fn new(parts: HfBpeParts, add_special_tokens: bool, kernels: &'static Kernels) -> HfBpe {
         HfBpe {
+            cuts: text_cuts(&parts, add_special_tokens),
             parts,
             add_special_tokens,
             cache_owner: word_cache::new_owner(),
@@ -479,6 +512,10 @@ impl PipelineInfo for HfBpe {
 
     fn kernels(&self) -> &'static Kernels {
         self.kernels()
+    }
+
+    fn last_safe_cut(&self, text: &[u8]) -> Option<usize> {
+        self.cuts.as_ref()?.last(text)
     }
 }
 

@@ -606,6 +606,15 @@ impl PipelineInfo for HfSpmBpe {
     fn kernels(&self) -> &'static Kernels {
         self.kernels()
     }
+
+    /// No cuts: `Prepend("▁")` (Llama 2) and the `Metaspace` prefix put a `▁` before each text,
+    /// which `T` has not at `p` (a cut before a space would not help `Prepend`, which adds one
+    /// even before a `▁`), and with no pre-tokenizer the BPE runs over the whole normalized
+    /// text, where no rule is proven for a text-level cut (the word cuts of `encode_text` are
+    /// inside one text).
+    fn last_safe_cut(&self, _text: &[u8]) -> Option<usize> {
+        None
+    }
 }
 
 impl Pipeline for HfSpmBpe {

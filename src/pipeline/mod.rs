@@ -7,6 +7,7 @@
 //! `Sink`.
 
 pub mod added_tokens;
+pub(crate) mod cuts;
 pub mod hf_bpe;
 pub mod hf_spm_bpe;
 pub(crate) mod sink;
@@ -40,6 +41,12 @@ pub(crate) trait PipelineInfo: Send + Sync + Debug {
 
     /// The kernels (hence the tier) in use.
     fn kernels(&self) -> &'static Kernels;
+
+    /// The last safe cut in `text` ([`crate::Tokenizer::last_safe_cut`]); the default: none,
+    /// for a family with no proven rule. The rules and their proofs are in `cuts`.
+    fn last_safe_cut(&self, _text: &[u8]) -> Option<usize> {
+        None
+    }
 }
 
 /// A pipeline as a [`crate::Tokenizer`] uses it: object safe, so one `Box<dyn AnyPipeline>`

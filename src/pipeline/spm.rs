@@ -324,6 +324,20 @@ impl PipelineInfo for SentencePiece {
     fn kernels(&self) -> &'static Kernels {
         self.kernels
     }
+
+    /// No cuts, whatever the model:
+    /// - unigram: the reference sums scores in `f32` along the whole text, so the Viterbi
+    ///   choice between near-ties can depend on the running score where a word starts (reusing
+    ///   per-word results was measured to change words);
+    /// - BPE: with `add_dummy_prefix` and `remove_extra_whitespaces`, `T[..p]` loses its
+    ///   trailing spaces and `T[p..]` gets the dummy `▁`, so the ids could agree, but the offsets
+    ///   cannot: in `T` the `▁` of the word after the cut is the space before it (offset
+    ///   `p - 1`, or `p` when the cut is before the space), in `T[p..]` it is the dummy prefix,
+    ///   at the word's first byte. Without those flags the parts' ids differ (Llama's `.model`
+    ///   keeps extra whitespace: `T[p..]` gets a `▁` of its own).
+    fn last_safe_cut(&self, _text: &[u8]) -> Option<usize> {
+        None
+    }
 }
 
 impl AnyPipeline for SentencePiece {

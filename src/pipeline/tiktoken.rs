@@ -11,6 +11,7 @@ use crate::cache::word::{
 };
 use crate::models::byte_bpe::{BpeScratch, ByteBpe};
 use crate::pipeline::added_tokens::{AddedToken, AddedTokens, Split};
+use crate::pipeline::cuts::{AddedGuard, ByteLevelCuts, ByteLevelOptions};
 use crate::pipeline::sink::Sink;
 use crate::pipeline::{Pipeline, PipelineInfo};
 use crate::pretokenize::{Pattern, Splitter};
@@ -79,6 +80,8 @@ pub struct Tiktoken {
     splitter: Splitter,
     specials: AddedTokens,
     allow_special: bool,
+    /// Where a text may be cut ([`crate::Tokenizer::last_safe_cut`]).
+    cuts: Option<ByteLevelCuts>,
     cache_owner: usize,
     kernels: &'static Kernels,
 }
@@ -125,11 +128,26 @@ impl Tiktoken {
                 special: true,
             })
             .collect();
+        let specials = AddedTokens::new(specials)?;
+        // No normalizer, no prefix space, no template, no offset trimming: only the pattern's
+        // rules, and the special tokens when they are looked for in the text.
+        let cuts = ByteLevelCuts::new(
+            pattern,
+            ByteLevelOptions {
+                space: true,
+                newline: true,
+                normalized: false,
+                added: allow_special
+                    .then(|| AddedGuard::new(specials.tokens()))
+                    .flatten(),
+            },
+        );
         Ok(Tiktoken {
             bpe,
             splitter: Splitter::new(pattern, kernels),
-            specials: AddedTokens::new(specials)?,
+            specials,
             allow_special,
+            cuts,
             cache_owner: word_cache::new_owner(),
             kernels,
         })
@@ -275,6 +293,10 @@ impl PipelineInfo for Tiktoken {
 
     fn kernels(&self) -> &'static Kernels {
         self.kernels()
+    }
+
+    fn last_safe_cut(&self, text: &[u8]) -> Option<usize> {
+        self.cuts.as_ref()?.last(text)
     }
 }
 

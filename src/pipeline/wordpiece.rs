@@ -23,6 +23,7 @@ use crate::models::wordpiece::WordPiece;
 use crate::normalize::bert::{BertNormalizer, CharAction};
 use crate::normalize::bert_chars::{self, PUNCT, WHITESPACE};
 use crate::pipeline::added_tokens::{AddedTokens, Split};
+use crate::pipeline::cuts::{AddedGuard, WordPieceCuts};
 use crate::pipeline::sink::Sink;
 use crate::pipeline::{Pipeline, PipelineInfo};
 
@@ -69,6 +70,9 @@ pub struct BertWordPiece {
     /// The result for a one-byte ASCII word, by byte (after lowercasing).
     single: [u32; 128],
     lowercase_ascii: bool,
+    /// Where a text may be cut ([`crate::Tokenizer::last_safe_cut`]): not when the
+    /// post-processor adds tokens (each part would get its own `[CLS]` … `[SEP]`).
+    cuts: Option<WordPieceCuts>,
     /// Tells this tokenizer's entries in the per-thread word cache from another's.
     cache_owner: usize,
     kernels: &'static Kernels,
@@ -119,9 +123,13 @@ impl BertWordPiece {
                 parts.model.unk_id()
             }
         });
+        let templated = add_special_tokens
+            && !(parts.special_prefix.is_empty() && parts.special_suffix.is_empty());
+        let cuts = (!templated).then(|| WordPieceCuts::new(AddedGuard::new(parts.added.tokens())));
         BertWordPiece {
             parts,
             add_special_tokens,
+            cuts,
             slow_bytes,
             classes,
             single,
@@ -509,6 +517,10 @@ impl PipelineInfo for BertWordPiece {
 
     fn kernels(&self) -> &'static Kernels {
         self.kernels()
+    }
+
+    fn last_safe_cut(&self, text: &[u8]) -> Option<usize> {
+        self.cuts.as_ref()?.last(text)
     }
 }
 
