@@ -232,6 +232,85 @@ fn raw_input_is_one_text() {
     assert_eq!(ok_text(encode(&["--input-format", "raw"], b"")), "\n");
 }
 
+/// A raw text of several blocks is encoded in parts, cut where the model says it is safe: the
+/// output is exactly the whole text's, for every format and thread count, with models with cuts
+/// (GPT-2, BERT) and without (SentencePiece unigram, read whole).
+#[test]
+fn raw_input_in_parts_equals_the_whole_text() {
+    let text = many_lines(12_000);
+    assert!(
+        text.len() > 3 * (256 << 10),
+        "several blocks: {}",
+        text.len()
+    );
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    let models = [
+        ("bpe/encoder.json", true),
+        ("wordpiece/bert-base-uncased.vocab.txt", true),
+        ("sentencepiece/botchan_en_unigram_1000.model", false),
+    ];
+    for (model, has_cuts) in models {
+        let path = data.join(model).display().to_string();
+        let tok = simdtok::Tokenizer::from_file(&path).unwrap();
+        assert_eq!(
+            tok.last_safe_cut(text.as_bytes()).is_some(),
+            has_cuts,
+            "{model}"
+        );
+        let whole = tok.encode_full(&text);
+        let ids: Vec<String> = whole.ids.iter().map(u32::to_string).collect();
+        let offsets: Vec<String> = whole
+            .offsets
+            .iter()
+            .map(|(s, e)| format!("[{s}, {e}]"))
+            .collect();
+        let want_jsonl = format!(
+            "{{\"ids\": [{}], \"offsets\": [{}]}}\n",
+            ids.join(", "),
+            offsets.join(", ")
+        );
+        let want_u32: Vec<u8> = whole
+            .ids
+            .iter()
+            .chain(&[7])
+            .flat_map(|id| id.to_le_bytes())
+            .collect();
+        for threads in ["1", "3"] {
+            let run = |extra: &[&str]| {
+                let mut args = vec!["encode", "--model", &path, "--input-format", "raw"];
+                args.extend_from_slice(&["--threads", threads]);
+                args.extend_from_slice(extra);
+                ok(simdtok(&args, text.as_bytes()))
+            };
+            let jsonl = String::from_utf8(run(&["--output-format", "jsonl"])).unwrap();
+            assert!(
+                jsonl == want_jsonl,
+                "{model}, {threads} threads: jsonl differs"
+            );
+            let got_ids = String::from_utf8(run(&[])).unwrap();
+            assert!(
+                got_ids == format!("{}\n", ids.join(" ")),
+                "{model}: ids differ"
+            );
+            let u32 = run(&["--output-format", "u32", "--separator-id", "7"]);
+            assert!(u32 == want_u32, "{model}: u32 differs");
+            let count = ok_text(simdtok(
+                &[
+                    "count",
+                    "--model",
+                    &path,
+                    "--input-format",
+                    "raw",
+                    "--threads",
+                    threads,
+                ],
+                text.as_bytes(),
+            ));
+            assert_eq!(count, format!("{}\n", whole.ids.len()), "{model}");
+        }
+    }
+}
+
 #[test]
 fn field_needs_jsonl() {
     fails(

@@ -91,10 +91,26 @@ pub fn run(args: EncodeArgs) -> CliResult {
     Ok(())
 }
 
-/// Where a raw input may be cut for this tokenizer: nowhere yet (read whole).
-pub fn raw_cuts(_tokenizer: &Arc<Tokenizer>) -> Option<RawCut> {
-    None
+/// Where a raw input may be cut for this tokenizer ([`Tokenizer::last_safe_cut`]); `None` for a
+/// model without safe cuts (the text is then read whole).
+pub fn raw_cuts(tokenizer: &Arc<Tokenizer>) -> Option<RawCut> {
+    // Every rule cuts at a space or a line end between words: a model that has none in this
+    // text has no cuts (or too few to pay for reading in parts).
+    tokenizer.last_safe_cut(b"ab cd\nef gh\nij kl")?;
+    let tokenizer = Arc::clone(tokenizer);
+    Some(Box::new(move |text: &[u8], from: usize| {
+        // A cut's decision reads the five bytes before it: a window that starts
+        // `CUT_LOOKBACK` bytes before `from` answers as the whole text for any cut at or after
+        // `from` (and at its very start, the window's start is the text's).
+        let window = from.saturating_sub(CUT_LOOKBACK);
+        let cut = window + tokenizer.last_safe_cut(&text[window..])?;
+        (cut >= from && (window == 0 || cut >= window + CUT_LOOKBACK)).then_some(cut)
+    }))
 }
+
+/// The bytes before a cut that [`Tokenizer::last_safe_cut`] reads to decide it (five), with
+/// room to spare.
+const CUT_LOOKBACK: usize = 8;
 
 /// Joins the parts of a raw text into one text's output; `jsonl`'s offsets wait in a temporary
 /// file until the ids are written (memory stays bounded however long the text).
