@@ -307,6 +307,23 @@ fn raw_input_in_parts_equals_the_whole_text() {
                 text.as_bytes(),
             ));
             assert_eq!(count, format!("{}\n", whole.ids.len()), "{model}");
+            // A bad byte far into the text is named by its line, whatever part it fell in.
+            let mut bad = text.clone().into_bytes();
+            let at = text.match_indices('\n').nth(9_000).unwrap().0 + 3;
+            bad[at] = 0xFF;
+            let out = simdtok(
+                &[
+                    "encode",
+                    "--model",
+                    &path,
+                    "--input-format",
+                    "raw",
+                    "--threads",
+                    threads,
+                ],
+                &bad,
+            );
+            fails(&out, 1, &["<stdin>:9002: invalid UTF-8"]);
         }
     }
 }

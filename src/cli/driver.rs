@@ -4,7 +4,9 @@
 //!
 //! Designed for many cores: the threads meet once per block (about 256 KiB), never per text, so no
 //! lock or shared counter sits on the hot path; each worker keeps its own scratch (and the
-//! tokenizer its own per-thread caches). Memory is bounded: the reader may run at most
+//! tokenizer its own per-thread caches). The reader only reads and finds the last line end of
+//! a block; lines are split and counted by the workers (a failure's line is moved to its place
+//! in the input by the writer, which knows the lines before its block). Memory is bounded: the reader may run at most
 //! `2 × threads + 2` blocks ahead of the writer (a block is read into a slot of buffers that the
 //! writer gives back when it has written the block), whatever the speed of the output, and the
 //! buffers are reused rather than allocated per block. The first bad record in
@@ -71,8 +73,19 @@ impl Slot {
 /// A block's result, numbered in input order.
 struct Done {
     seq: u64,
-    /// The block's chunk and the buffers to reuse, or why the block failed.
-    result: CliResult<(Slot, Part, u64)>,
+    /// The block's chunk and the buffers to reuse, or why the block failed (its line counted
+    /// from the block's start).
+    result: CliResult<Encoded>,
+}
+
+/// A block's output, and what the writer needs to know of its input.
+struct Encoded {
+    slot: Slot,
+    part: Part,
+    /// Bytes of input it consumed.
+    consumed: u64,
+    /// Lines of input it spans.
+    lines: u64,
 }
 
 impl Workers {
@@ -177,13 +190,21 @@ fn encode<S, W>(
         let Ok((seq, batch, mut chunk)) = next else {
             return;
         };
-        let encoded = batch
-            .records()
-            .try_for_each(|record| f(record, &mut scratch, &mut chunk));
+        let mut records = 0;
+        let encoded = batch.records().try_for_each(|record| {
+            records += 1;
+            f(record, &mut scratch, &mut chunk)
+        });
         let result = encoded.map(|()| {
+            let lines = batch.lines(records);
             let (part, consumed) = (batch.part, batch.consumed);
             let input = batch.into_block();
-            (Slot { input, chunk }, part, consumed)
+            Encoded {
+                slot: Slot { input, chunk },
+                part,
+                consumed,
+                lines,
+            }
         });
         if done.send(Done { seq, result }).is_err() {
             return;
@@ -200,8 +221,10 @@ fn write_in_order(
 ) -> CliResult<Totals> {
     let mut totals = Totals::default();
     // Results that arrived before the ones ahead of them: slot `i` is block `next + i`.
-    let mut waiting: VecDeque<Option<CliResult<(Slot, Part, u64)>>> = VecDeque::new();
+    let mut waiting: VecDeque<Option<CliResult<Encoded>>> = VecDeque::new();
     let mut next = 0u64;
+    // Lines of input before the next block: a failure's line is counted from its block's start.
+    let mut lines_before = 0u64;
     for Done { seq, result } in done {
         let slot = (seq - next) as usize;
         if waiting.len() <= slot {
@@ -210,10 +233,16 @@ fn write_in_order(
         waiting[slot] = Some(result);
         while let Some(Some(_)) = waiting.front() {
             let result = waiting.pop_front().flatten().expect("checked above");
-            let (mut slot, part, consumed) = result?;
+            let Encoded {
+                mut slot,
+                part,
+                consumed,
+                lines,
+            } = result.map_err(|failure| failure.after_lines(lines_before))?;
             write(&slot.chunk, part)?;
             totals.texts += slot.chunk.texts;
             totals.tokens += slot.chunk.tokens;
+            lines_before += lines;
             progress.advance(consumed);
             next += 1;
             slot.clear();
@@ -288,7 +317,7 @@ mod tests {
                 let word = text.split(' ').next().unwrap_or("");
                 chunk
                     .bytes
-                    .extend_from_slice(format!("{word}@{}\n", record.line).as_bytes());
+                    .extend_from_slice(format!("{word}\n").as_bytes());
                 chunk.texts += 1;
                 Ok(())
             },
@@ -304,7 +333,7 @@ mod tests {
     #[test]
     fn output_is_in_input_order_for_any_thread_count() {
         let want: Vec<u8> = (1..=20_000u64)
-            .flat_map(|i| format!("{i}@{i}\n").into_bytes())
+            .flat_map(|i| format!("{i}\n").into_bytes())
             .collect();
         for threads in [1, 2, 3, 8] {
             for block in [1, 4096, 65536] {

@@ -36,8 +36,6 @@ pub struct Reader {
     input: Box<dyn Read + Send>,
     format: InputFormat,
     name: String,
-    /// The line number of the next batch's first record.
-    next_line: u64,
     /// Bytes of the raw input before the next part.
     next_base: u64,
     done: bool,
@@ -68,8 +66,6 @@ pub enum Part {
 /// Consecutive records of the input, or one part of a raw input.
 pub struct Batch {
     data: Block,
-    /// The line number of the first record (for a raw part, the line its first byte is on).
-    pub first_line: u64,
     /// The bytes of input this batch consumed (line ends included).
     pub consumed: u64,
     /// Whether `data` is lines (records split at `\n`) or one text.
@@ -84,7 +80,8 @@ pub struct Record<'a> {
     pub bytes: &'a [u8],
     /// The same as text, when its block was checked to be valid UTF-8 as a whole.
     pub text: Option<&'a str>,
-    /// Its 1-based line number.
+    /// Its line number, from 1 at the start of its batch (the engine moves the line of a
+    /// failure to its place in the input: [`super::Failure::after_lines`]).
     pub line: u64,
     /// Whole, or a part of a raw text.
     pub part: Part,
@@ -192,7 +189,6 @@ impl Reader {
             input,
             format,
             name,
-            next_line: 1,
             next_base: 0,
             done: false,
             block: block.max(1),
@@ -265,16 +261,12 @@ impl Reader {
             self.done = true;
             return Ok(None);
         }
-        let lines = count_lines(data.as_slice());
-        let batch = Batch {
-            first_line: self.next_line,
+        Ok(Some(Batch {
             consumed: data.len as u64,
             part: Part::Records,
             lines: true,
             data,
-        };
-        self.next_line += lines;
-        Ok(Some(batch))
+        }))
     }
 
     /// The raw input's next part: cut at the last safe cut of a block, or the rest of the input.
@@ -314,10 +306,7 @@ impl Reader {
         data.split_off_into(end, &mut self.carry);
         let base = self.next_base;
         self.next_base += data.len as u64;
-        let first_line = self.next_line;
-        self.next_line += memchr::memchr_iter(b'\n', data.as_slice()).count() as u64;
         Ok(Some(Batch {
-            first_line,
             consumed: data.len as u64,
             part: Part::Raw {
                 base,
@@ -330,13 +319,16 @@ impl Reader {
     }
 }
 
-/// The number of lines in a block that ends at a line end (or at the input's end).
-fn count_lines(data: &[u8]) -> u64 {
-    let ends = memchr::memchr_iter(b'\n', data).count() as u64;
-    ends + u64::from(data.last() != Some(&b'\n'))
-}
-
 impl Batch {
+    /// The number of lines it spans: its records, or a raw part's line ends.
+    pub fn lines(&self, records: u64) -> u64 {
+        if self.lines {
+            records
+        } else {
+            memchr::memchr_iter(b'\n', self.data.as_slice()).count() as u64
+        }
+    }
+
     /// Its bytes' allocation, for the next batch.
     pub fn into_block(self) -> Block {
         self.data
@@ -348,10 +340,10 @@ impl Batch {
         // One check of the whole block is cheaper than one per line; a block with a bad byte
         // leaves the check to each record, so that the first bad line is the one reported.
         let valid = std::str::from_utf8(data).ok();
-        let (first_line, part, lines) = (self.first_line, self.part, self.lines);
+        let (part, lines) = (self.part, self.lines);
         let mut ends = memchr::memchr_iter(b'\n', data);
         let mut start = 0;
-        let mut line = first_line;
+        let mut line = 1;
         let mut whole = !lines;
         std::iter::from_fn(move || {
             let (from, to, next) = if whole {
@@ -464,14 +456,18 @@ mod tests {
         )
     }
 
-    /// Every record of the input, with its line number.
+    /// Every record of the input, with its line number in the input.
     fn records(mut r: Reader) -> Vec<(Vec<u8>, u64)> {
         let mut out = Vec::new();
+        let mut before = 0;
         while let Some(batch) = r.next_batch(Block::default()).unwrap() {
             assert_eq!(batch.part, Part::Records);
+            let mut n = 0;
             for rec in batch.records() {
-                out.push((rec.bytes.to_vec(), rec.line));
+                out.push((rec.bytes.to_vec(), before + rec.line));
+                n += 1;
             }
+            before += batch.lines(n);
         }
         out
     }
@@ -547,9 +543,9 @@ mod tests {
                 assert_eq!(base as usize, joined.len());
                 assert_eq!(first, expect_first);
                 expect_first = false;
-                let line = 1 + joined.iter().filter(|&&b| b == b'\n').count() as u64;
-                assert_eq!(batch.first_line, line);
                 let rec = batch.records().next().unwrap();
+                let newlines = rec.bytes.iter().filter(|&&b| b == b'\n').count() as u64;
+                assert_eq!((rec.line, batch.lines(1)), (1, newlines));
                 joined.extend_from_slice(rec.bytes);
                 assert_eq!(last, joined.len() == input.len(), "block {block}");
                 if !last {

@@ -33,6 +33,10 @@ pub struct Failure {
     pub status: u8,
     /// What to print after `simdtok: `; `None` to print nothing.
     pub message: Option<String>,
+    /// For bad input: the input's name, the line, and the cause (the message is
+    /// `name:line: cause`), kept apart so that the line can be moved (see
+    /// [`Failure::after_lines`]).
+    at: Option<(String, u64, String)>,
 }
 
 impl Failure {
@@ -41,6 +45,7 @@ impl Failure {
         Failure {
             status: FAILURE,
             message: Some(message.to_string()),
+            at: None,
         }
     }
 
@@ -49,6 +54,7 @@ impl Failure {
         Failure {
             status: USAGE,
             message: Some(message.to_string()),
+            at: None,
         }
     }
 
@@ -58,12 +64,26 @@ impl Failure {
         Failure {
             status: 0,
             message: None,
+            at: None,
         }
     }
 
-    /// The same failure, its message prefixed with `file:line: `.
+    /// Bad input at `line` of the input `name` (its message is `name:line: cause`).
     pub fn at(name: &str, line: u64, cause: impl Display) -> Failure {
-        Failure::runtime(format!("{name}:{line}: {cause}"))
+        let cause = cause.to_string();
+        let mut failure = Failure::runtime(format!("{name}:{line}: {cause}"));
+        failure.at = Some((name.to_owned(), line, cause));
+        failure
+    }
+
+    /// The same failure with its line moved down by `lines`: a worker numbers the lines of its
+    /// block from 1, and the writer, which knows how many lines came before the block, moves the
+    /// line to its place in the input.
+    pub fn after_lines(mut self, lines: u64) -> Failure {
+        if let Some((name, line, cause)) = self.at.take() {
+            self = Failure::at(&name, line + lines, cause);
+        }
+        self
     }
 }
 
