@@ -4,3 +4,4 @@
 //! only parses arguments and prints what this module returns.
 
 pub mod cpu;
+pub mod synth;
