@@ -3,5 +3,9 @@
 //! thread count; the CPU-feature comparison report and its merge across machines). The CLI
 //! only parses arguments and prints what this module returns.
 
+pub mod build_info;
 pub mod cpu;
+pub mod machine;
+pub mod stats;
 pub mod synth;
+pub mod utc;
