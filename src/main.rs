@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use simdtok::kernels::TierRequest;
 
+use cli::bench::BenchArgs;
 use cli::count::CountArgs;
 use cli::decode::DecodeArgs;
 use cli::encode::EncodeArgs;
@@ -39,6 +40,9 @@ enum Command {
         #[arg(long, value_name = "TIER")]
         tier: Option<TierRequest>,
     },
+    /// Encode throughput: every bundled model (or --model) over the bundled corpus (or --input),
+    /// every tier this CPU supports, one thread and all threads, as one table.
+    Bench(BenchArgs),
 }
 
 fn main() -> ExitCode {
@@ -49,6 +53,7 @@ fn main() -> ExitCode {
         Command::Decode(args) => cli::decode::run(args),
         Command::Count(args) => cli::count::run(args),
         Command::Cpu { json, tier } => cli::cpu::run(json, tier),
+        Command::Bench(args) => cli::bench::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

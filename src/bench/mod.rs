@@ -4,8 +4,15 @@
 //! only parses arguments and prints what this module returns.
 
 pub mod build_info;
+pub mod corpus;
 pub mod cpu;
+pub mod encode;
+pub mod error;
+pub mod inputs;
 pub mod machine;
 pub mod stats;
+pub mod suite;
 pub mod synth;
+pub mod table;
+pub mod units;
 pub mod utc;

@@ -5,6 +5,7 @@
 //! statuses of the contract.
 
 pub mod args;
+pub mod bench;
 pub mod count;
 pub mod cpu;
 pub mod decode;

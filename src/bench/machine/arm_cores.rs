@@ -89,7 +89,7 @@ pub fn describe_cpuinfo(cpuinfo: &str) -> Option<String> {
         return None;
     }
     // Stable: equal counts keep the order of first appearance.
-    cores.sort_by(|a, b| b.1.cmp(&a.1));
+    cores.sort_by_key(|&(_, n)| std::cmp::Reverse(n));
     let name = |(i, p): (u32, u32)| {
         core_name(i, p)
             .map(str::to_owned)
