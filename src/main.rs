@@ -11,6 +11,7 @@ use cli::bench::BenchArgs;
 use cli::count::CountArgs;
 use cli::decode::DecodeArgs;
 use cli::encode::EncodeArgs;
+use cli::report::ReportArgs;
 
 #[derive(Parser)]
 #[command(
@@ -43,6 +44,10 @@ enum Command {
     /// Encode throughput: every bundled model (or --model) over the bundled corpus (or --input),
     /// every tier this CPU supports, one thread and all threads, as one table.
     Bench(BenchArgs),
+    /// The CPU-feature comparison report: every kernel and bundled model on every tier, written
+    /// as report.json, .md, .svg and .html (--out DIR); or a merge of several machines' reports
+    /// (--compare A.json B.json … --out DIR).
+    Report(ReportArgs),
 }
 
 fn main() -> ExitCode {
@@ -54,6 +59,7 @@ fn main() -> ExitCode {
         Command::Count(args) => cli::count::run(args),
         Command::Cpu { json, tier } => cli::cpu::run(json, tier),
         Command::Bench(args) => cli::bench::run(args),
+        Command::Report(args) => cli::report::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

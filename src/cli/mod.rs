@@ -17,6 +17,7 @@ pub mod model;
 pub mod npy;
 pub mod output;
 pub mod progress;
+pub mod report;
 
 use std::fmt::Display;
 
