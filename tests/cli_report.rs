@@ -397,3 +397,37 @@ fn compare_refuses_unreadable_reports() {
     let run = simdtok(&["report", "--compare", &a, "--out", &out]);
     assert_eq!(run.status.code(), Some(2), "one report is not a comparison");
 }
+
+#[test]
+fn bad_options_fail_before_measuring() {
+    let dir = scratch("bad");
+    let file = dir.join("a-file");
+    std::fs::write(&file, "").unwrap();
+    let out_in_file = file.join("out").display().to_string();
+    let run = simdtok(&["report", "--out", &out_in_file, "--budget", "0"]);
+    assert_eq!(run.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&run.stderr).contains(&out_in_file));
+
+    let out = dir.join("out").display().to_string();
+    let run = Command::new(env!("CARGO_BIN_EXE_simdtok"))
+        .args(["report", "--out", &out, "--budget", "0"])
+        .env("SIMDTOK_TIER", "bogus")
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&run.stderr).contains("SIMDTOK_TIER"));
+
+    let foreign = if cfg!(target_arch = "aarch64") {
+        "avx2"
+    } else {
+        "neon"
+    };
+    let run = simdtok(&["report", "--out", &out, "--tier", foreign]);
+    assert_eq!(run.status.code(), Some(2));
+    let run = simdtok(&["report", "--out", &out, "--budget", "-1"]);
+    assert_eq!(run.status.code(), Some(2));
+    let run = simdtok(&["report", "--out", &out, "--model", "no/such.model"]);
+    assert_eq!(run.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&run.stderr).contains("no/such.model"));
+    assert!(!dir.join("out/report.json").exists());
+}

@@ -116,9 +116,8 @@ pub fn measure_model(
 ) -> Result<Vec<EncodeMeasurement>, BenchError> {
     let mut tokenizers = Vec::new();
     for &tier in tiers {
-        let kernels = Kernels::for_tier(tier).ok_or_else(|| {
-            BenchError::Invalid(format!("tier {tier} is not supported by this CPU"))
-        })?;
+        let kernels = Kernels::for_tier(tier)
+            .ok_or_else(|| BenchError::Tier(format!("tier {tier} is not supported by this CPU")))?;
         let tokenizer =
             Tokenizer::from_file_with_options(&model.path, kernels, &LoadOptions::default())?;
         tokenizers.push((tier, tokenizer));

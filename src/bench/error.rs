@@ -35,7 +35,10 @@ pub enum BenchError {
         /// The thread count of the run.
         threads: usize,
     },
-    /// Options that cannot be honoured (no texts, a tier this CPU lacks, …).
+    /// A tier that cannot run: not supported by this CPU, or an invalid `SIMDTOK_TIER`.
+    #[error("{0}")]
+    Tier(String),
+    /// Options that cannot be honoured (no texts, an unknown baseline, …).
     #[error("{0}")]
     Invalid(String),
     /// A report file that cannot be read as one.

@@ -51,7 +51,7 @@ pub fn tiers_with_scalar(requested: &[Tier]) -> Result<Vec<Tier>, BenchError> {
     for tier in requested {
         if !supported.contains(tier) {
             let names: Vec<&str> = supported.iter().map(|t| t.name()).collect();
-            return Err(BenchError::Invalid(format!(
+            return Err(BenchError::Tier(format!(
                 "tier {tier} is not supported by this CPU (supported: {})",
                 names.join(", ")
             )));

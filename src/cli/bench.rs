@@ -117,10 +117,11 @@ fn config(args: &BenchArgs) -> Result<BenchConfig, BenchError> {
     })
 }
 
-/// A tier this CPU lacks is a usage error (as `--tier` elsewhere); anything else a runtime one.
+/// A tier that cannot run is a usage error (as `--tier` and `SIMDTOK_TIER` elsewhere);
+/// anything else a runtime one.
 pub fn failure(e: BenchError) -> Failure {
     match e {
-        BenchError::Invalid(ref m) if m.starts_with("tier ") => Failure::usage(e),
+        BenchError::Tier(_) => Failure::usage(e),
         other => Failure::runtime(other),
     }
 }

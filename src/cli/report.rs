@@ -85,6 +85,9 @@ fn measure(args: &ReportArgs) -> CliResult {
         ));
     }
     let options = options(args).map_err(failure)?;
+    // A directory that cannot be made fails now, not after the measuring.
+    std::fs::create_dir_all(&args.out)
+        .map_err(|e| Failure::runtime(format!("{}: {e}", args.out.display())))?;
     let progress = std::io::stderr().is_terminal();
     let report = gather(&options, |step| {
         if progress {

@@ -40,7 +40,10 @@ pub struct Series {
 const COLUMNS: usize = 3;
 const PANEL_W: u32 = 440;
 const PANEL_H: u32 = 270;
-const HEADER_H: u32 = 86;
+/// The header above the legend (title, subtitle), and each legend line.
+const HEADER_H: u32 = 62;
+const LEGEND_LINE_H: u32 = 22;
+const LEGEND_SIZE: f64 = 13.0;
 const FONT: &str = "sans-serif";
 
 /// Colours of the tiers, the same in every report (scalar grey, SIMD tiers in distinct hues).
@@ -82,13 +85,19 @@ pub fn render_svg(
         .any(|p| p.annotations.iter().any(Option::is_some));
     let rows = panels.len().div_ceil(COLUMNS).max(1);
     let width = PANEL_W * COLUMNS as u32;
-    let height = HEADER_H + PANEL_H * rows as u32;
+    let note = annotated.then_some(NOTE);
+    let legend_lines = legend_layout(series, note, width)
+        .last()
+        .map_or(1, |e| e.line + 1);
+    let header_h = HEADER_H + LEGEND_LINE_H * legend_lines as u32 + 2;
+    let height = header_h + PANEL_H * rows as u32;
     let mut svg = String::new();
     let header = Header {
         title,
         subtitle,
         series,
-        note: annotated.then_some(NOTE),
+        note,
+        height: header_h,
     };
     draw(&mut svg, (width, height), &header, panels, rows)
         .map_err(|e| BenchError::Invalid(format!("drawing the chart: {e}")))?;
@@ -106,6 +115,7 @@ struct Header<'a> {
     subtitle: &'a str,
     series: &'a [Series],
     note: Option<&'a str>,
+    height: u32,
 }
 
 fn draw(
@@ -118,18 +128,18 @@ fn draw(
     let (title, subtitle, series) = (head.title, head.subtitle, head.series);
     let root = SVGBackend::with_string(svg, size).into_drawing_area();
     root.fill(&WHITE)?;
-    let (header, body) = root.split_vertically(HEADER_H);
+    let (header, body) = root.split_vertically(head.height);
     header.draw(&Text::new(
-        title.to_owned(),
+        fit(title, 22.0, size.0 as i32 - 32),
         (16, 12),
         (FONT, 22).into_font().style(FontStyle::Bold).color(&BLACK),
     ))?;
     header.draw(&Text::new(
-        subtitle.to_owned(),
+        fit(subtitle, 13.0, size.0 as i32 - 32),
         (16, 40),
         (FONT, 13).into_font().color(&RGBColor(80, 86, 100)),
     ))?;
-    legend(&header, series, head.note)?;
+    legend(&header, series, head.note, size.0)?;
     let areas = body.split_evenly((rows, COLUMNS));
     for (area, panel) in areas.iter().zip(panels) {
         draw_panel(area, panel, series)?;
@@ -138,38 +148,101 @@ fn draw(
     Ok(())
 }
 
-/// Swatches and names in a row under the subtitle.
+/// Where each legend entry goes: its line and x position (`swatch: false` for the note).
+struct LegendEntry {
+    line: usize,
+    x: i32,
+    swatch: bool,
+}
+
+/// plotters' own estimate of a text's width (its font-less layout: 0.7 em per byte, the em
+/// being the size over 1.24²), so the layout agrees with what it draws.
+fn text_width(text: &str, size: f64) -> i32 {
+    (size / 1.24 / 1.24 * 0.7 * text.len() as f64).round() as i32
+}
+
+/// Legend entries left to right, wrapping onto a new line before the chart's right edge.
+fn legend_layout(series: &[Series], note: Option<&str>, width: u32) -> Vec<LegendEntry> {
+    let right = width as i32 - 16;
+    let mut out = Vec::new();
+    let (mut line, mut x) = (0, 16);
+    let mut place = |w: i32, swatch: bool| {
+        if x > 16 && x + w > right {
+            line += 1;
+            x = 16;
+        }
+        out.push(LegendEntry { line, x, swatch });
+        x += w + 22;
+    };
+    for s in series {
+        place(20 + text_width(&s.name, LEGEND_SIZE), true);
+    }
+    if let Some(note) = note {
+        place(text_width(note, LEGEND_SIZE), false);
+    }
+    out
+}
+
+/// Swatches and names under the subtitle, on as many lines as they need.
 fn legend(
     area: &DrawingArea<SVGBackend<'_>, Shift>,
     series: &[Series],
     note: Option<&str>,
+    width: u32,
 ) -> DrawResult {
-    let mut x = 16;
-    let y = 62;
-    for s in series {
-        let (r, g, b) = s.color;
-        area.draw(&Rectangle::new(
-            [(x, y), (x + 14, y + 14)],
-            RGBColor(r, g, b).filled(),
-        ))?;
+    let layout = legend_layout(series, note, width);
+    let texts = series
+        .iter()
+        .map(|s| (s.name.as_str(), Some(s.color)))
+        .chain(note.map(|n| (n, None)));
+    for (entry, (text, color)) in layout.iter().zip(texts) {
+        let y = HEADER_H as i32 + (entry.line as u32 * LEGEND_LINE_H) as i32;
+        let mut x = entry.x;
+        if let (true, Some((r, g, b))) = (entry.swatch, color) {
+            area.draw(&Rectangle::new(
+                [(x, y), (x + 14, y + 14)],
+                RGBColor(r, g, b).filled(),
+            ))?;
+            x += 20;
+        }
+        let ink = if entry.swatch {
+            BLACK
+        } else {
+            RGBColor(80, 86, 100)
+        };
         area.draw(&Text::new(
-            s.name.clone(),
-            (x + 20, y),
-            (FONT, 13).into_font().color(&BLACK),
-        ))?;
-        // plotters' estimate of the text's width, and a gap.
-        let style: TextStyle = (FONT, 13).into();
-        let (w, _) = area.estimate_text_size(&s.name, &style)?;
-        x += 20 + w as i32 + 22;
-    }
-    if let Some(note) = note {
-        area.draw(&Text::new(
-            note.to_owned(),
-            (x + 12, y),
-            (FONT, 13).into_font().color(&RGBColor(80, 86, 100)),
+            text.to_owned(),
+            (x, y + 7),
+            (FONT, LEGEND_SIZE)
+                .into_font()
+                .color(&ink)
+                .pos(text_anchor::Pos::new(
+                    text_anchor::HPos::Left,
+                    text_anchor::VPos::Center,
+                )),
         ))?;
     }
     Ok(())
+}
+
+/// `title` shortened in the middle to fit a panel (a long path keeps its file name).
+fn fit_title(title: &str, size: f64) -> String {
+    fit(title, size, PANEL_W as i32 - 40)
+}
+
+/// `title` shortened in the middle to fit `max` pixels.
+fn fit(title: &str, size: f64, max: i32) -> String {
+    if text_width(title, size) <= max {
+        return title.to_owned();
+    }
+    let chars: Vec<char> = title.chars().collect();
+    // "…" is three bytes to the estimate.
+    let keep = ((max as f64 / (size / 1.24 / 1.24 * 0.7)) as usize).saturating_sub(3);
+    let head = keep / 3;
+    let tail = keep - head;
+    let start: String = chars[..head.min(chars.len())].iter().collect();
+    let end: String = chars[chars.len().saturating_sub(tail)..].iter().collect();
+    format!("{start}…{end}")
 }
 
 fn draw_panel(
@@ -191,7 +264,10 @@ fn draw_panel(
         .margin_left(8)
         .margin_right(16)
         .margin_bottom(4)
-        .caption(&panel.title, (FONT, 15).into_font().style(FontStyle::Bold))
+        .caption(
+            fit_title(&panel.title, 15.0),
+            (FONT, 15).into_font().style(FontStyle::Bold),
+        )
         .x_label_area_size(26)
         .y_label_area_size(52)
         .build_cartesian_2d(0f64..groups as f64, 0f64..top)?;
@@ -283,6 +359,27 @@ fn tick(v: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn long_legends_wrap_and_long_titles_shrink() {
+        let series: Vec<Series> = (0..6)
+            .map(|i| Series {
+                name: format!("AMD EPYC 9R14 96-Core Processor {i}: best tier"),
+                color: tier_color("avx2"),
+            })
+            .collect();
+        let layout = legend_layout(&series, Some(NOTE), PANEL_W * COLUMNS as u32);
+        assert!(layout.last().unwrap().line >= 1);
+        assert!(layout.iter().all(|e| e.x >= 16));
+        let long = "/home/someone/models/some/deep/folder/llama3-8b-instruct.tokenizer.json";
+        let short = fit_title(long, 15.0);
+        assert!(
+            short.contains('…') && short.ends_with("instruct.tokenizer.json"),
+            "{short}"
+        );
+        assert!(text_width(&short, 15.0) <= PANEL_W as i32 - 40);
+        assert_eq!(fit_title("classify", 15.0), "classify");
+    }
 
     #[test]
     fn ticks_drop_needless_decimals() {

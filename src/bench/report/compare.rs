@@ -12,7 +12,7 @@ use super::schema::{
     Cell, ComparedMachine, ComparedRow, Comparison, KIND_COMPARISON, Report, Row, RowKey,
     SCHEMA_VERSION,
 };
-use super::view::{machine_facts, notes, subtitle};
+use super::view::{machine_facts, notes};
 use crate::bench::error::{BenchError, InputMismatch};
 use crate::bench::inputs::InputDigest;
 use crate::bench::stats::round_significant;
@@ -239,13 +239,15 @@ pub fn comparison_doc(c: &Comparison) -> Doc {
         .filter(|l| *l != c.baseline)
         .collect();
     Doc {
-        title: format!("simdtok comparison: {}", labels.join(" · ")),
+        title: if labels.iter().map(|l| l.len() + 3).sum::<usize>() <= 80 {
+            format!("simdtok comparison: {}", labels.join(" · "))
+        } else {
+            format!("simdtok comparison of {} machines", labels.len())
+        },
         subtitle: format!(
-            "baseline: {} · {} machines · rows matched on bench, model or kernel, size, threads \
-             and tier; inputs checked by sha256 · {}",
+            "baseline: {} · rows matched on bench, kernel or model, size, threads and tier · \
+             inputs checked by sha256",
             c.baseline,
-            c.machines.len(),
-            subtitle(&c.machines[0].tool, &c.machines[0].run)
         ),
         facts,
         sections: vec![
@@ -253,9 +255,10 @@ pub fn comparison_doc(c: &Comparison) -> Doc {
                 title: "Encode throughput".into(),
                 intro: format!(
                     "MB/s of the median pass on each machine's best tier (its name in \
-                     parentheses) and on scalar; tokens/s of the best tier; × {}: over the \
-                     baseline's figure; same ids: every machine and tier gave the same ids. \
-                     Every tier's own row is in report.json.",
+                     parentheses) and on scalar; [n]: the thread count of that machine's \
+                     all-threads run; tokens/s of the same row; × {}: over the baseline's \
+                     figure; same ids: every machine and tier gave the same ids. Every tier's \
+                     own row is in report.json.",
                     c.baseline
                 ),
                 table: compared_table(c, "encode", &others),

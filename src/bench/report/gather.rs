@@ -71,6 +71,8 @@ pub fn gather(
 ) -> Result<Report, BenchError> {
     let started = Instant::now();
     let started_utc = utc::format_utc(SystemTime::now());
+    // First: an invalid SIMDTOK_TIER fails before anything is measured.
+    let machine = machine_facts()?;
     let corpus = Corpus::load(&options.corpus)?;
     if corpus.is_empty() {
         return Err(BenchError::Invalid(
@@ -129,7 +131,6 @@ pub fn gather(
         min_samples: samples.clone().min().unwrap_or(0),
         max_samples: samples.max().unwrap_or(0),
     };
-    let machine = machine_facts()?;
     let label = options
         .label
         .clone()
@@ -164,7 +165,7 @@ pub fn tool() -> Tool {
 /// error, as everywhere).
 pub fn machine_facts() -> Result<Machine, BenchError> {
     let info = MachineInfo::gather();
-    let choice = Kernels::active_choice().map_err(|e| BenchError::Invalid(format!("{e}")))?;
+    let choice = Kernels::active_choice().map_err(|e| BenchError::Tier(e.to_string()))?;
     Ok(Machine {
         cpu_brand: info.cpu_brand,
         arch: cpu::ARCH.to_owned(),
