@@ -5,7 +5,9 @@
 //! so an overrun early (a slow model load) is absorbed by the later ones instead of
 //! accumulating. An encode configuration weighs [`ENCODE_WEIGHT`] kernel cases: a pass over the
 //! corpus takes milliseconds, and its median needs several. Every measurement takes at least
-//! one sample however small the budget, so the report always has every row.
+//! one sample however small the budget, so the report always has every row. The tiers of a
+//! kernel case are sampled in turns (as an encode's configurations take turns), so that a busy
+//! moment on a shared machine does not fall on one tier alone.
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant, SystemTime};
@@ -20,7 +22,7 @@ use crate::bench::error::BenchError;
 use crate::bench::inputs::InputDigest;
 use crate::bench::kernel_cases::{self, KernelCase};
 use crate::bench::machine::MachineInfo;
-use crate::bench::sampler::{SampleSpec, sample};
+use crate::bench::sampler::{SampleSpec, sample_interleaved};
 use crate::bench::stats::{Summary, round_significant};
 use crate::bench::utc;
 
@@ -198,36 +200,41 @@ pub fn machine_facts() -> Result<Machine, BenchError> {
     })
 }
 
-/// One case on every tier: its rows, each checked against scalar's result.
+/// One case on every tier, sampled in turns: its rows, each checked against scalar's result.
 fn measure_case(case: &mut KernelCase, tiers: &[Tier], budget: &mut Budget) -> Vec<Row> {
     let expected = case.fingerprint(Kernels::scalar());
-    let mut rows = Vec::new();
-    for &tier in tiers {
-        let Some(kernels) = Kernels::for_tier(tier) else {
-            continue;
-        };
-        let equal = case.fingerprint(kernels) == expected;
-        let spec = SampleSpec {
-            slice: budget.take(1),
-            min_samples: 1,
-            max_samples: MAX_SAMPLES,
-        };
-        let sampled = sample(&spec, || case.run(kernels));
-        let mut row = row(
-            "kernel",
-            case.family,
-            case.name,
-            case.size as u64,
-            tier,
-            1,
-            sampled.iterations,
-            sampled.samples_ns,
-        );
-        row.inputs = case.inputs.iter().map(|s| (*s).to_owned()).collect();
-        row.equal_to_scalar = equal;
-        rows.push(row);
-    }
-    rows
+    let kernels: Vec<&'static Kernels> =
+        tiers.iter().filter_map(|&t| Kernels::for_tier(t)).collect();
+    let equal: Vec<bool> = kernels
+        .iter()
+        .map(|k| case.fingerprint(k) == expected)
+        .collect();
+    let spec = SampleSpec {
+        slice: budget.take(kernels.len() as u32),
+        min_samples: 1,
+        max_samples: MAX_SAMPLES,
+    };
+    let sampled = sample_interleaved(&spec, kernels.len(), |i| case.run(kernels[i]));
+    kernels
+        .iter()
+        .zip(sampled)
+        .zip(equal)
+        .map(|((k, sampled), equal)| {
+            let mut row = row(
+                "kernel",
+                case.family,
+                case.name,
+                case.size as u64,
+                k.tier(),
+                1,
+                sampled.iterations,
+                sampled.samples_ns,
+            );
+            row.inputs = case.inputs.iter().map(|s| (*s).to_owned()).collect();
+            row.equal_to_scalar = equal;
+            row
+        })
+        .collect()
 }
 
 /// The rows of one model's measurements.
