@@ -121,11 +121,17 @@ fn os_facts() -> MachineInfo {
 /// The CPU model, where the OS tells it (what `simdtok cpu` shows).
 pub fn cpu_brand() -> Option<String> {
     #[cfg(any(target_os = "linux", target_os = "android"))]
-    return linux::cpu_brand();
+    {
+        linux::cpu_brand()
+    }
     #[cfg(target_os = "macos")]
-    return macos::cpu_brand();
-    #[allow(unreachable_code)]
-    None
+    {
+        macos::cpu_brand()
+    }
+    #[cfg(not(any(target_os = "linux", target_os = "android", target_os = "macos")))]
+    {
+        None
+    }
 }
 
 #[cfg(test)]
