@@ -7,9 +7,11 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use simdtok::kernels::TierRequest;
 
+use cli::bench::BenchArgs;
 use cli::count::CountArgs;
 use cli::decode::DecodeArgs;
 use cli::encode::EncodeArgs;
+use cli::report::ReportArgs;
 
 #[derive(Parser)]
 #[command(
@@ -39,6 +41,13 @@ enum Command {
         #[arg(long, value_name = "TIER")]
         tier: Option<TierRequest>,
     },
+    /// Encode throughput: every bundled model (or --model) over the bundled corpus (or --input),
+    /// every tier this CPU supports, one thread and all threads, as one table.
+    Bench(BenchArgs),
+    /// The CPU-feature comparison report: every kernel and bundled model on every tier, written
+    /// as report.json, .md, .svg and .html (--out DIR); or a merge of several machines' reports
+    /// (--compare A.json B.json … --out DIR).
+    Report(ReportArgs),
 }
 
 fn main() -> ExitCode {
@@ -49,6 +58,8 @@ fn main() -> ExitCode {
         Command::Decode(args) => cli::decode::run(args),
         Command::Count(args) => cli::count::run(args),
         Command::Cpu { json, tier } => cli::cpu::run(json, tier),
+        Command::Bench(args) => cli::bench::run(args),
+        Command::Report(args) => cli::report::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

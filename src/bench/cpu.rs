@@ -28,7 +28,7 @@ impl CpuReport {
     pub fn gather() -> Result<CpuReport, DispatchError> {
         Ok(CpuReport {
             arch: cpu::ARCH,
-            model: cpu_model(),
+            model: crate::bench::machine::cpu_brand(),
             features: cpu::detected_features(),
             compiled: Tier::compiled(),
             supported: Tier::supported(),
@@ -94,15 +94,4 @@ impl CpuReport {
         out.push_str("force a tier with SIMDTOK_TIER=scalar|sse4.2|avx2|neon|auto\n");
         out
     }
-}
-
-/// The model name from `/proc/cpuinfo` (Linux); `None` elsewhere.
-fn cpu_model() -> Option<String> {
-    let info = std::fs::read_to_string("/proc/cpuinfo").ok()?;
-    info.lines()
-        .find(|l| {
-            l.starts_with("model name") || l.starts_with("Model") || l.starts_with("CPU part")
-        })
-        .and_then(|l| l.split_once(':'))
-        .map(|(_, v)| v.trim().to_owned())
 }

@@ -260,7 +260,7 @@ pub struct Decimals {
 
 /// Ids from here on are formatted by `itoa` (entries hold at most seven digits).
 const TABLE_LIMIT: usize = 10_000_000;
-const _: () = assert!((TABLE_LIMIT - 1).ilog10() + 1 <= 7);
+const _: () = assert!((TABLE_LIMIT - 1).ilog10() < 7);
 
 impl Decimals {
     /// The decimal strings of the ids below `n` (at most [`TABLE_LIMIT`]; others are formatted

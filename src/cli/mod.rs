@@ -5,6 +5,7 @@
 //! statuses of the contract.
 
 pub mod args;
+pub mod bench;
 pub mod count;
 pub mod cpu;
 pub mod decode;
@@ -17,6 +18,7 @@ pub mod model;
 pub mod npy;
 pub mod output;
 pub mod progress;
+pub mod report;
 
 use std::fmt::Display;
 
