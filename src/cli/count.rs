@@ -52,6 +52,7 @@ pub fn run(args: CountArgs) -> CliResult {
             chunk.tokens += ids.len() as u64;
             Ok(())
         },
+        |_| {},
         |chunk, part| match part {
             Part::Records => out.write_all(&chunk.bytes),
             Part::Raw { last, .. } => {

@@ -49,6 +49,7 @@ pub fn run(args: DecodeArgs) -> CliResult {
             chunk.tokens += ids.len() as u64;
             Ok(())
         },
+        |_| {},
         |chunk, _| out.write_all(&chunk.bytes),
     )?;
     out.finish()?;

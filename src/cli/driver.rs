@@ -29,6 +29,11 @@ pub const BLOCK_BYTES: usize = 256 << 10;
 pub struct Chunk {
     /// What to write, already in the output format.
     pub bytes: Vec<u8>,
+    /// The ids of the block's texts, for output formats rendered a block at a time (from these
+    /// and `ends`, by the worker or the writer).
+    pub ids: Vec<u32>,
+    /// Where each text's ids end in `ids`.
+    pub ends: Vec<usize>,
     /// A second stream, written after all of `bytes` of a raw text (its offsets, for `jsonl`).
     pub tail: Vec<u8>,
     /// The number of texts.
@@ -64,6 +69,8 @@ impl Slot {
     fn clear(&mut self) {
         self.input.clear();
         self.chunk.bytes.clear();
+        self.chunk.ids.clear();
+        self.chunk.ends.clear();
         self.chunk.tail.clear();
         self.chunk.texts = 0;
         self.chunk.tokens = 0;
@@ -98,19 +105,26 @@ impl Workers {
         Ok(Workers { threads })
     }
 
+    /// The number of worker threads.
+    pub fn threads(&self) -> usize {
+        self.threads
+    }
+
     /// Runs `work` on every record of `reader` (with one scratch `S` per worker thread, reused
-    /// across its records) and hands each block's chunk, in input order, to `write` with the part
-    /// of the input it came from.
-    pub fn run<S, W>(
+    /// across its records), then `finish` on each block's chunk, and hands the chunks, in input
+    /// order, to `write` with the part of the input each came from.
+    pub fn run<S, W, F>(
         &self,
         reader: Reader,
         progress: &Progress,
         work: W,
+        finish: F,
         mut write: impl FnMut(&Chunk, Part) -> CliResult,
     ) -> CliResult<Totals>
     where
         S: Default,
         W: Fn(Record<'_>, &mut S, &mut Chunk) -> CliResult + Sync,
+        F: Fn(&mut Chunk) + Sync,
     {
         let ahead = 2 * self.threads + 2;
         let (slot_tx, slot_rx) = sync_channel::<Slot>(ahead);
@@ -131,10 +145,11 @@ impl Workers {
                 .spawn_scoped(scope, move || read(reader, slot_rx, work_tx, reader_done))
                 .map_err(|e| Failure::runtime(format!("cannot start a thread: {e}")))?;
             for i in 0..self.threads {
-                let (work_rx, done_tx, work) = (&work_rx, done_tx.clone(), &work);
+                let (work_rx, done_tx) = (&work_rx, done_tx.clone());
+                let (work, finish) = (&work, &finish);
                 std::thread::Builder::new()
                     .name(format!("simdtok-{i}"))
-                    .spawn_scoped(scope, move || encode(work_rx, done_tx, work))
+                    .spawn_scoped(scope, move || encode(work_rx, done_tx, work, finish))
                     .map_err(|e| Failure::runtime(format!("cannot start a thread: {e}")))?;
             }
             drop(done_tx);
@@ -175,13 +190,15 @@ fn read(
 }
 
 /// A worker thread: encodes whole blocks until there are none.
-fn encode<S, W>(
+fn encode<S, W, F>(
     work: &Mutex<Receiver<(u64, Batch, Chunk)>>,
     done: std::sync::mpsc::Sender<Done>,
     f: &W,
+    finish: &F,
 ) where
     S: Default,
     W: Fn(Record<'_>, &mut S, &mut Chunk) -> CliResult,
+    F: Fn(&mut Chunk),
 {
     let mut scratch = S::default();
     loop {
@@ -196,6 +213,7 @@ fn encode<S, W>(
             f(record, &mut scratch, &mut chunk)
         });
         let result = encoded.map(|()| {
+            finish(&mut chunk);
             let lines = batch.lines(records);
             let (part, consumed) = (batch.part, batch.consumed);
             let input = batch.into_block();
@@ -321,6 +339,7 @@ mod tests {
                 chunk.texts += 1;
                 Ok(())
             },
+            |_| {},
             |chunk, part| {
                 assert_eq!(part, Part::Records);
                 out.extend_from_slice(&chunk.bytes);
@@ -380,6 +399,7 @@ mod tests {
                     chunk.texts += 1;
                     Ok(())
                 },
+                |_| {},
                 |chunk, _| {
                     out_bytes += chunk.bytes.len() as u64;
                     std::thread::sleep(std::time::Duration::from_micros(200));

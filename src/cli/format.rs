@@ -74,6 +74,35 @@ impl Render {
         }
     }
 
+    /// Whether the format is written from the ids alone, so that a block's texts can be
+    /// gathered as ids and rendered at once ([`Render::block`]).
+    pub fn per_block(&self) -> bool {
+        self.format.ids_only()
+    }
+
+    /// Appends the texts whose ids are `ids[ends[i - 1]..ends[i]]` (a format that
+    /// [`Render::per_block`]), as [`Render::text`] would one by one.
+    pub fn block(&self, ids: &[u32], ends: &[usize], out: &mut Vec<u8>) {
+        let mut start = 0;
+        match self.format {
+            OutputFormat::Ids => {
+                for &end in ends {
+                    self.decimals.push_ids(out, &ids[start..end], b" ", false);
+                    out.push(b'\n');
+                    start = end;
+                }
+            }
+            // Without a separator the texts' ids are one array: converted in one pass.
+            _ if self.separator.is_none() => push_binary(self.format, ids, None, out),
+            _ => {
+                for &end in ends {
+                    push_binary(self.format, &ids[start..end], self.separator, out);
+                    start = end;
+                }
+            }
+        }
+    }
+
     /// Appends one text's encoding `enc` to `out`, then `separator` for the binary formats.
     pub fn text(&self, enc: &Encoding, out: &mut Vec<u8>) {
         match self.format {
@@ -361,6 +390,40 @@ mod tests {
             render(OutputFormat::Jsonl, &empty, None),
             b"{\"ids\": [], \"offsets\": []}\n"
         );
+    }
+
+    #[test]
+    fn blocks_render_as_their_texts() {
+        let texts: [&[u32]; 4] = [&[1, 22, 333], &[], &[4_000_000_000], &[5]];
+        let ids: Vec<u32> = texts.concat();
+        let ends: Vec<usize> = texts
+            .iter()
+            .scan(0, |end, t| {
+                *end += t.len();
+                Some(*end)
+            })
+            .collect();
+        for format in [
+            OutputFormat::Ids,
+            OutputFormat::U32,
+            OutputFormat::U16,
+            OutputFormat::Npy,
+        ] {
+            for separator in [None, Some(9)] {
+                let render = Render::new(format, separator, 100);
+                let mut want = Vec::new();
+                for t in texts {
+                    let enc = Encoding {
+                        ids: t.to_vec(),
+                        ..Encoding::default()
+                    };
+                    render.text(&enc, &mut want);
+                }
+                let mut got = Vec::new();
+                render.block(&ids, &ends, &mut got);
+                assert_eq!(got, want, "{format:?} {separator:?}");
+            }
+        }
     }
 
     #[test]
