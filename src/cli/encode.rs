@@ -57,10 +57,9 @@ pub fn run(args: EncodeArgs) -> CliResult {
     let pieces = format.needs_pieces();
     let render = Render::new(format, args.separator_id, tokenizer.vocab_size());
     // Formats written from the ids alone gather a block's ids and render them at once; with a
-    // core to spare (fewer workers than cores), the writer renders them while the workers
-    // encode the next blocks — decimal ids cost about a tenth of a fast model's encoding.
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let writer_renders = render.per_block() && workers.threads() < cores;
+    // core to spare, the writer renders them while the workers encode the next blocks —
+    // decimal ids cost about a tenth of a fast model's encoding.
+    let writer_renders = render.per_block() && workers.spare_core();
     let mut raw = RawWriter::default();
     let mut rendered = Vec::new();
     workers.run(

@@ -38,6 +38,8 @@ pub struct Reader {
     name: String,
     /// Bytes of the raw input before the next part.
     next_base: u64,
+    /// Whether blocks are [prepared](Reader::prepare) here.
+    prepare: bool,
     done: bool,
     /// About this many bytes per batch (more when one line or raw part is longer).
     block: usize,
@@ -140,6 +142,18 @@ pub fn open_lines(path: &Option<PathBuf>, block: usize) -> CliResult<(Source, Re
 pub struct Block {
     bytes: Vec<u8>,
     len: usize,
+    /// Set by a reader that [prepares](Reader::prepare) blocks: the line ends found and the
+    /// bytes checked as UTF-8.
+    prepared: Option<Prepared>,
+    /// The positions of the line ends (`\n`), when prepared; kept for its allocation.
+    ends: Vec<u32>,
+}
+
+/// What a preparing reader found in a block.
+#[derive(Clone, Copy)]
+struct Prepared {
+    /// `bytes[..len]` is valid UTF-8.
+    utf8: bool,
 }
 
 impl Block {
@@ -151,6 +165,21 @@ impl Block {
     /// Empties it, keeping the allocation.
     pub fn clear(&mut self) {
         self.len = 0;
+        self.prepared = None;
+        self.ends.clear();
+    }
+
+    /// Finds the line ends (for `lines`) and checks the bytes as UTF-8.
+    fn prepare(&mut self, lines: bool) {
+        let data = &self.bytes[..self.len];
+        self.ends.clear();
+        if lines {
+            self.ends
+                .extend(memchr::memchr_iter(b'\n', data).map(|i| i as u32));
+        }
+        self.prepared = Some(Prepared {
+            utf8: std::str::from_utf8(data).is_ok(),
+        });
     }
 
     /// Appends `more`.
@@ -190,11 +219,20 @@ impl Reader {
             format,
             name,
             next_base: 0,
+            prepare: false,
             done: false,
             block: block.max(1),
             carry: Vec::new(),
             raw_cut: raw_cut.filter(|_| format == InputFormat::Raw),
         }
+    }
+
+    /// Makes the reader find each block's line ends and check its UTF-8 itself, sparing the
+    /// workers that scan — for a reader with a core to spare (fewer workers than cores).
+    /// Blocks must stay under 4 GiB (positions are 32-bit): blocks longer than that are left
+    /// to the workers.
+    pub fn prepare(&mut self, prepare: bool) {
+        self.prepare = prepare;
     }
 
     /// The next batch (read into `block`, whose allocation it reuses), or `None` at the end of
@@ -261,6 +299,9 @@ impl Reader {
             self.done = true;
             return Ok(None);
         }
+        if self.prepare && data.len <= u32::MAX as usize {
+            data.prepare(true);
+        }
         Ok(Some(Batch {
             consumed: data.len as u64,
             part: Part::Records,
@@ -304,6 +345,9 @@ impl Reader {
             }
         };
         data.split_off_into(end, &mut self.carry);
+        if self.prepare {
+            data.prepare(false);
+        }
         let base = self.next_base;
         self.next_base += data.len as u64;
         Ok(Some(Batch {
@@ -339,9 +383,18 @@ impl Batch {
         let data = self.data.as_slice();
         // One check of the whole block is cheaper than one per line; a block with a bad byte
         // leaves the check to each record, so that the first bad line is the one reported.
-        let valid = std::str::from_utf8(data).ok();
+        let valid = match self.data.prepared {
+            // SAFETY: the reader checked exactly these bytes (`Block::prepare`), and nothing
+            // has written to the block since.
+            Some(Prepared { utf8: true }) => Some(unsafe { std::str::from_utf8_unchecked(data) }),
+            Some(Prepared { utf8: false }) => None,
+            None => std::str::from_utf8(data).ok(),
+        };
         let (part, lines) = (self.part, self.lines);
-        let mut ends = memchr::memchr_iter(b'\n', data);
+        // Line ends: found by the reader, or here.
+        let mut found = self.data.ends.iter().map(|&i| i as usize);
+        let mut searched = memchr::memchr_iter(b'\n', data);
+        let prepared = self.data.prepared.is_some();
         let mut start = 0;
         let mut line = 1;
         let mut whole = !lines;
@@ -352,7 +405,12 @@ impl Batch {
             } else if !lines || start >= data.len() {
                 return None;
             } else {
-                match ends.next() {
+                let end = if prepared {
+                    found.next()
+                } else {
+                    searched.next()
+                };
+                match end {
                     // A line ends at its "\n", and a "\r" just before it belongs to the line end.
                     Some(i) => {
                         let end = if i > start && data[i - 1] == b'\r' {
@@ -456,8 +514,26 @@ mod tests {
         )
     }
 
-    /// Every record of the input, with its line number in the input.
-    fn records(mut r: Reader) -> Vec<(Vec<u8>, u64)> {
+    /// Every record of the input, with its line number in the input; the same whether the
+    /// reader prepares blocks or not.
+    fn records(r: Reader) -> Vec<(Vec<u8>, u64)> {
+        let (input, format, block) = (r.input, r.format, r.block);
+        let mut bytes = Vec::new();
+        let mut input = input;
+        input.read_to_end(&mut bytes).unwrap();
+        let plain = records_of(reader_over(&bytes, format, block, false));
+        let prepared = records_of(reader_over(&bytes, format, block, true));
+        assert!(plain == prepared, "preparing blocks changed the records");
+        plain
+    }
+
+    fn reader_over(bytes: &[u8], format: InputFormat, block: usize, prepare: bool) -> Reader {
+        let mut r = reader(bytes, format, block, 7);
+        r.prepare(prepare);
+        r
+    }
+
+    fn records_of(mut r: Reader) -> Vec<(Vec<u8>, u64)> {
         let mut out = Vec::new();
         let mut before = 0;
         while let Some(batch) = r.next_batch(Block::default()).unwrap() {
