@@ -67,6 +67,15 @@ pub fn run(args: EncodeArgs) -> CliResult {
         &progress,
         |record, enc: &mut Encoding, chunk| {
             let text = source.text(record)?;
+            if render.per_block() && record.part == Part::Records {
+                // Straight into the block's ids: no copy per text.
+                let before = chunk.ids.len();
+                tokenizer.encode_ids_append(&text, &mut chunk.ids);
+                chunk.ends.push(chunk.ids.len());
+                chunk.texts += 1;
+                chunk.tokens += (chunk.ids.len() - before) as u64;
+                return Ok(());
+            }
             if format.ids_only() {
                 enc.clear();
                 tokenizer.encode_ids_into(&text, &mut enc.ids);
@@ -74,11 +83,6 @@ pub fn run(args: EncodeArgs) -> CliResult {
                 tokenizer.encode_into(&text, enc, pieces);
             }
             match record.part {
-                Part::Records if render.per_block() => {
-                    chunk.ids.extend_from_slice(&enc.ids);
-                    chunk.ends.push(chunk.ids.len());
-                    chunk.texts += 1;
-                }
                 Part::Records => {
                     render.text(enc, &mut chunk.bytes);
                     chunk.texts += 1;

@@ -56,6 +56,9 @@ pub(crate) trait AnyPipeline: PipelineInfo {
     /// The ids of `text` into `ids` (cleared first).
     fn encode_ids_into(&self, text: &str, ids: &mut Vec<u32>);
 
+    /// The ids of `text` appended to `ids` (not cleared).
+    fn encode_ids_append(&self, text: &str, ids: &mut Vec<u32>);
+
     /// Ids, offsets and (when `pieces`) token strings into `out` (cleared first).
     fn encode_into(&self, text: &str, out: &mut Encoding, pieces: bool);
 }
@@ -73,6 +76,11 @@ pub(crate) trait Pipeline: PipelineInfo {
     /// The ids of `text` into `ids` (cleared first).
     fn encode_ids_into(&self, text: &str, ids: &mut Vec<u32>) {
         ids.clear();
+        self.encode_to(text, ids);
+    }
+
+    /// The ids of `text` appended to `ids`: every sink only appends.
+    fn encode_ids_append(&self, text: &str, ids: &mut Vec<u32>) {
         self.encode_to(text, ids);
     }
 
@@ -97,6 +105,10 @@ pub(crate) trait Pipeline: PipelineInfo {
 impl<P: Pipeline> AnyPipeline for P {
     fn encode_ids_into(&self, text: &str, ids: &mut Vec<u32>) {
         Pipeline::encode_ids_into(self, text, ids)
+    }
+
+    fn encode_ids_append(&self, text: &str, ids: &mut Vec<u32>) {
+        Pipeline::encode_ids_append(self, text, ids)
     }
 
     fn encode_into(&self, text: &str, out: &mut Encoding, pieces: bool) {

@@ -125,10 +125,15 @@ impl SentencePiece {
         });
     }
 
-    /// The ids of `text` only, appended to `ids` (cleared first): no offsets are tracked through
+    /// The ids of `text` only, into `ids` (cleared first): no offsets are tracked through
     /// normalization and no token strings are made (the reference's `EncodeOptimized<int>`).
     pub fn encode_ids_into(&self, text: &str, ids: &mut Vec<u32>) {
         ids.clear();
+        self.encode_ids_append(text, ids);
+    }
+
+    /// [`SentencePiece::encode_ids_into`] appending to `ids` (not cleared).
+    pub fn encode_ids_append(&self, text: &str, ids: &mut Vec<u32>) {
         SCRATCH.with(|s| {
             let s = &mut *s.borrow_mut();
             self.normalizer
@@ -343,6 +348,10 @@ impl PipelineInfo for SentencePiece {
 impl AnyPipeline for SentencePiece {
     fn encode_ids_into(&self, text: &str, ids: &mut Vec<u32>) {
         self.encode_ids_into(text, ids)
+    }
+
+    fn encode_ids_append(&self, text: &str, ids: &mut Vec<u32>) {
+        self.encode_ids_append(text, ids)
     }
 
     fn encode_into(&self, text: &str, out: &mut Encoding, pieces: bool) {
