@@ -202,7 +202,9 @@ fn models() -> &'static [Model] {
             .into_iter()
             .map(|(label, path, opts, expect)| {
                 let tok = load(&path, &opts);
-                if path.starts_with(std::env::temp_dir()) {
+                // Only the copies `edited` wrote: a checkout may itself lie under the
+                // temporary directory.
+                if is_edited_copy(&path) {
                     std::fs::remove_file(&path).ok();
                 }
                 Model { label, tok, expect }
@@ -271,16 +273,27 @@ fn derived(base: &str, name: &str, tokens: &[(&str, u32, &str)]) -> PathBuf {
     })
 }
 
+/// The name prefix of the copies [`edited`] writes.
+fn edited_prefix() -> String {
+    format!("simdtok-safe-cuts-{}-", std::process::id())
+}
+
+/// Whether `path` is a copy [`edited`] wrote.
+fn is_edited_copy(path: &Path) -> bool {
+    path.parent() == Some(std::env::temp_dir().as_path())
+        && path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n.starts_with(&edited_prefix()))
+}
+
 /// A copy of the committed `tokenizer.json` `base` (in `tests/data/bpe`) with `edit` applied,
 /// written to the temporary directory.
 fn edited(base: &str, name: &str, edit: impl FnOnce(&mut serde_json::Value)) -> PathBuf {
     let bytes = std::fs::read(repo(&format!("tests/data/bpe/{base}"))).unwrap();
     let mut json: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
     edit(&mut json);
-    let path = std::env::temp_dir().join(format!(
-        "simdtok-safe-cuts-{}-{name}.tokenizer.json",
-        std::process::id()
-    ));
+    let path = std::env::temp_dir().join(format!("{}{name}.tokenizer.json", edited_prefix()));
     std::fs::write(&path, json.to_string()).unwrap();
     path
 }
