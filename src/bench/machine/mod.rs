@@ -56,18 +56,11 @@ impl MachineInfo {
 
     /// The caches in one line: `L1d 32 KiB · L1i 32 KiB · L2 512 KiB · L3 32 MiB`.
     pub fn caches_line(&self) -> String {
-        self.caches
-            .iter()
-            .map(|c| {
-                let kind = match c.kind.as_str() {
-                    "data" => "d",
-                    "instruction" => "i",
-                    _ => "",
-                };
-                format!("L{}{kind} {}", c.level, format_bytes(c.size_bytes))
-            })
-            .collect::<Vec<_>>()
-            .join(" · ")
+        caches_line(
+            self.caches
+                .iter()
+                .map(|c| (c.level, c.kind.as_str(), c.size_bytes)),
+        )
     }
 
     /// Cores in words: `2 logical`, `16 logical, 8 physical`, `12 logical (8 performance + 4
@@ -132,6 +125,22 @@ pub fn cpu_brand() -> Option<String> {
     {
         None
     }
+}
+
+/// Caches given as `(level, kind, bytes)` in one line: `L1d 32 KiB · L2 512 KiB · L3 32 MiB`
+/// (for this machine's facts and for a report's, which keep them in their own type).
+pub fn caches_line<'a>(caches: impl Iterator<Item = (u8, &'a str, u64)>) -> String {
+    caches
+        .map(|(level, kind, size)| {
+            let kind = match kind {
+                "data" => "d",
+                "instruction" => "i",
+                _ => "",
+            };
+            format!("L{level}{kind} {}", format_bytes(size))
+        })
+        .collect::<Vec<_>>()
+        .join(" · ")
 }
 
 #[cfg(test)]

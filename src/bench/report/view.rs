@@ -85,19 +85,11 @@ pub fn machine_facts(m: &Machine, tool: &Tool, run: &Run) -> Vec<(&'static str, 
     if let (Some(p), Some(e)) = (m.performance_cores, m.efficiency_cores) {
         cores.push_str(&format!(" ({p} performance + {e} efficiency)"));
     }
-    let caches = m
-        .caches
-        .iter()
-        .map(|c| {
-            let kind = match c.kind.as_str() {
-                "data" => "d",
-                "instruction" => "i",
-                _ => "",
-            };
-            format!("L{}{kind} {}", c.level, format_bytes(c.size_bytes))
-        })
-        .collect::<Vec<_>>()
-        .join(" · ");
+    let caches = crate::bench::machine::caches_line(
+        m.caches
+            .iter()
+            .map(|c| (c.level, c.kind.as_str(), c.size_bytes)),
+    );
     vec![
         ("CPU", or_unknown(&m.cpu_brand)),
         ("architecture", m.arch.clone()),
