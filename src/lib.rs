@@ -8,6 +8,7 @@
 //! # Ok::<(), simdtok::Error>(())
 //! ```
 
+pub mod align;
 pub mod bench;
 pub mod cache;
 pub mod encoding;
