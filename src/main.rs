@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use simdtok::kernels::TierRequest;
 
+use cli::align::AlignArgs;
 use cli::bench::BenchArgs;
 use cli::count::CountArgs;
 use cli::decode::DecodeArgs;
@@ -32,6 +33,9 @@ enum Command {
     Decode(DecodeArgs),
     /// Count the tokens of each text (the total goes to stderr).
     Count(CountArgs),
+    /// Align tokenizations: pairs of token lists (--pairs), or a model's tokens with the words
+    /// of each text (--model).
+    Align(AlignArgs),
     /// Architecture, CPU features, compiled and supported tiers, the active tier and why.
     Cpu {
         /// Print one JSON object instead of text.
@@ -57,6 +61,7 @@ fn main() -> ExitCode {
         Command::Encode(args) => cli::encode::run(args),
         Command::Decode(args) => cli::decode::run(args),
         Command::Count(args) => cli::count::run(args),
+        Command::Align(args) => cli::align::run(args),
         Command::Cpu { json, tier } => cli::cpu::run(json, tier),
         Command::Bench(args) => cli::bench::run(args),
         Command::Report(args) => cli::report::run(args),

@@ -4,6 +4,7 @@
 //! calls of the library's API and its results into files, and report failures with the exit
 //! statuses of the contract.
 
+pub mod align;
 pub mod args;
 pub mod bench;
 pub mod count;
