@@ -14,6 +14,21 @@ fn check_pair(a: &[String], b: &[String]) {
     assert_eq!(got, want, "get_alignments({a:?}, {b:?})");
 }
 
+/// The same pair through aligners that prune every range (and ranges of 8 units or more), so
+/// that the pruned search meets every kind of range the small inputs make.
+fn check_pruned(a: &[String], b: &[String]) {
+    let want = tokenizations::get_alignments(a, b);
+    for prune_from in [0, 8] {
+        let mut aligner = align::Aligner::with_prune_from(prune_from);
+        let (a2b, b2a) = aligner.align(a, b);
+        let got = (a2b.to_nested(), b2a.to_nested());
+        assert_eq!(
+            got, want,
+            "pruned from {prune_from}: get_alignments({a:?}, {b:?})"
+        );
+    }
+}
+
 fn check_text(a: &str, b: &str) {
     let want = tokenizations::get_charmap(a, b);
     let got = align::get_charmap(a, b);
@@ -53,6 +68,16 @@ proptest! {
     #[test]
     fn mixed_pairs(a in tokens(MIXED, 10), b in tokens(MIXED, 10)) {
         check_pair(&a, &b);
+    }
+
+    #[test]
+    fn pruned_ascii_pairs(a in tokens(ASCII, 24), b in tokens(ASCII, 24)) {
+        check_pruned(&a, &b);
+    }
+
+    #[test]
+    fn pruned_mixed_pairs(a in tokens(MIXED, 16), b in tokens(MIXED, 16)) {
+        check_pruned(&a, &b);
     }
 
     #[test]

@@ -4,13 +4,15 @@
 //!
 //! A shortest edit script is rarely unique, and which one `seqdiff` returns depends on every
 //! detail of its search: the order diagonals are visited in, which of two equal furthest points
-//! is kept, the point it splits at, even the values its working arrays keep between searches.
+//! is kept, the point it splits at, the old values it keeps where a candidate leaves the range.
 //! So this is the same search step for step, with the same arrays indexed the same way, and the
 //! speed comes from elsewhere: matches found a machine word at a time, no `Option`s or bounds
 //! checks in the diagonal loop, matches recorded as runs rather than one `Option<usize>` per
-//! unit, and a loop instead of recursion.
+//! unit, and a loop instead of recursion. Large ranges are searched with pruning, with the same
+//! result (see [`super::pruned`]).
 //!
-//! Cost: memory linear in the input (two arrays of `n + m + 3` integers, and the runs); time
+//! Cost: memory linear in the input (two arrays of `n + m + 5` integers, the runs, and for
+//! large inputs the pruning's prefix counts, 12 bytes a unit); time
 //! `O((n + m) · D)` for an edit distance `D` — fast when the two sides are mostly equal, and
 //! quadratic for two sides that share almost nothing (the reference's cost too).
 
@@ -20,9 +22,27 @@ pub(crate) trait Unit: Copy + Eq {
     fn common_prefix(a: &[Self], b: &[Self]) -> usize;
     /// The length of the longest common suffix of `a` and `b`.
     fn common_suffix(a: &[Self], b: &[Self]) -> usize;
+    /// Up to `most` units whose counts in `a` and `b` differ, the most unequal first (ties to
+    /// the smaller unit).
+    fn most_unequal(a: &[Self], b: &[Self], most: usize) -> Vec<Self>;
+}
+
+/// The `most` units of `counts` (unit, count in a minus count in b) furthest from zero.
+fn most_unequal_of<U: Copy + Ord>(mut counts: Vec<(U, i64)>, most: usize) -> Vec<U> {
+    counts.retain(|&(_, d)| d != 0);
+    counts.sort_by(|p, q| q.1.abs().cmp(&p.1.abs()).then(p.0.cmp(&q.0)));
+    counts.into_iter().take(most).map(|(u, _)| u).collect()
 }
 
 impl Unit for u8 {
+    fn most_unequal(a: &[u8], b: &[u8], most: usize) -> Vec<u8> {
+        let mut counts = [0i64; 256];
+        a.iter().for_each(|&u| counts[usize::from(u)] += 1);
+        b.iter().for_each(|&u| counts[usize::from(u)] -= 1);
+        let counts = (0..=255u8).map(|u| (u, counts[usize::from(u)])).collect();
+        most_unequal_of(counts, most)
+    }
+
     fn common_prefix(a: &[u8], b: &[u8]) -> usize {
         let n = a.len().min(b.len());
         let (a, b) = (&a[..n], &b[..n]);
@@ -64,6 +84,13 @@ impl Unit for u8 {
 }
 
 impl Unit for u32 {
+    fn most_unequal(a: &[u32], b: &[u32], most: usize) -> Vec<u32> {
+        let mut counts = std::collections::HashMap::<u32, i64>::new();
+        a.iter().for_each(|&u| *counts.entry(u).or_default() += 1);
+        b.iter().for_each(|&u| *counts.entry(u).or_default() -= 1);
+        most_unequal_of(counts.into_iter().collect(), most)
+    }
+
     fn common_prefix(a: &[u32], b: &[u32]) -> usize {
         let n = a.len().min(b.len());
         let (a, b) = (&a[..n], &b[..n]);
@@ -100,6 +127,8 @@ impl Unit for u32 {
     }
 }
 
+use super::bound::Bound;
+
 /// `len` matched units: `x + t` of the first side with `y + t` of the second, for `t < len`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Run {
@@ -111,37 +140,69 @@ pub(crate) struct Run {
 /// `seqdiff`'s "no value" markers for its forward and backward arrays (`isize::MIN` and
 /// `isize::MAX`, and what its `Vec::get` returns past either end behaves the same: see
 /// [`Scratch::prepare`]).
-const FORWARD_NONE: isize = isize::MIN;
-const BACKWARD_NONE: isize = isize::MAX;
+pub(super) const FORWARD_NONE: isize = isize::MIN;
+pub(super) const BACKWARD_NONE: isize = isize::MAX;
+
+/// Ranges with at least this many units (both sides together) are searched with pruning
+/// ([`super::pruned`]) when the whole input is at least as large; smaller ones step for step.
+pub(crate) const PRUNE_FROM: usize = 2048;
 
 /// The working arrays, kept between diffs so that a batch allocates them once.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct Scratch {
     vf: Vec<isize>,
     vb: Vec<isize>,
     stack: Vec<Task>,
+    /// See [`PRUNE_FROM`]; tests lower it to prune every range.
+    pub prune_from: usize,
+}
+
+impl Default for Scratch {
+    fn default() -> Scratch {
+        Scratch {
+            vf: Vec::new(),
+            vb: Vec::new(),
+            stack: Vec::new(),
+            prune_from: PRUNE_FROM,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug)]
 enum Task {
+    /// A range to diff, with its edit distance when the search that made it knows it.
     Range {
         xl: usize,
         xr: usize,
         yl: usize,
         yr: usize,
+        cost: Option<usize>,
     },
     Emit(Run),
 }
 
+/// Where a middle-snake search splits its range, and the edit distances of the two halves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Mid {
+    pub x: usize,
+    pub y: usize,
+    pub left: usize,
+    pub right: usize,
+}
+
+/// Slots below diagonal `-m` (and above `n`) in the arrays: `seqdiff` reads one past each end
+/// (see [`Scratch::prepare`]) and the pruned search writes its markers up to two past.
+pub(super) const PAD: usize = 2;
+
 impl Scratch {
     /// Arrays for sequences of `n` and `m` units. `seqdiff` allocates `n + m + 1` slots, the
     /// diagonal `k` at slot `k + m`, filled with the "none" markers, and reads past either end
-    /// through `Vec::get` (`None`). Here one slot more at each end holds the marker instead:
+    /// through `Vec::get` (`None`). Here [`PAD`] slots more at each end hold the marker instead:
     /// the only reads there are `max(lo + 1, hi)` (forward) and `min(lo, hi - 1)` (backward)
     /// with one side past the end, where a marker and `None` give the same result whenever the
     /// result is inside the range searched — and a result outside it is skipped unused.
     fn prepare(&mut self, n: usize, m: usize) {
-        let slots = n + m + 3;
+        let slots = n + m + 1 + 2 * PAD;
         self.vf.clear();
         self.vf.resize(slots, FORWARD_NONE);
         self.vb.clear();
@@ -157,13 +218,14 @@ pub(crate) fn diff<U: Unit>(xv: &[U], yv: &[U], scratch: &mut Scratch, runs: &mu
         return;
     }
     scratch.prepare(xv.len(), yv.len());
+    let prune_from = scratch.prune_from;
+    let bound = (xv.len() + yv.len() >= prune_from).then(|| Bound::new(xv, yv));
     let mut search = Search {
         xv,
         yv,
         vf: &mut scratch.vf,
         vb: &mut scratch.vb,
-        // Slot of diagonal k: k + m, plus the one extra slot below.
-        offset: yv.len() as isize + 1,
+        offset: (yv.len() + PAD) as isize,
     };
     let stack = &mut scratch.stack;
     stack.clear();
@@ -172,14 +234,21 @@ pub(crate) fn diff<U: Unit>(xv: &[U], yv: &[U], scratch: &mut Scratch, runs: &mu
         xr: xv.len(),
         yl: 0,
         yr: yv.len(),
+        cost: None,
     });
     while let Some(task) = stack.pop() {
-        let (mut xl, mut xr, mut yl, mut yr) = match task {
+        let (mut xl, mut xr, mut yl, mut yr, cost) = match task {
             Task::Emit(run) => {
                 push_run(runs, run);
                 continue;
             }
-            Task::Range { xl, xr, yl, yr } => (xl, xr, yl, yr),
+            Task::Range {
+                xl,
+                xr,
+                yl,
+                yr,
+                cost,
+            } => (xl, xr, yl, yr, cost),
         };
         // Shrink by equality at both ends (seqdiff's diff_part).
         let head = U::common_prefix(&xv[xl..xr], &yv[yl..yr]);
@@ -208,21 +277,29 @@ pub(crate) fn diff<U: Unit>(xv: &[U], yv: &[U], scratch: &mut Scratch, runs: &mu
             push_run(runs, tail_run);
             continue;
         }
-        let (xm, ym) = search.find_mid(xl, xr, yl, yr);
+        let pruned = match &bound {
+            Some(bound) if (xr - xl) + (yr - yl) >= prune_from => {
+                search.find_mid_pruned(bound, xl, xr, yl, yr, cost)
+            }
+            _ => None,
+        };
+        let mid = pruned.unwrap_or_else(|| search.find_mid(xl, xr, yl, yr));
         if tail > 0 {
             stack.push(Task::Emit(tail_run));
         }
         stack.push(Task::Range {
-            xl: xm,
+            xl: mid.x,
             xr,
-            yl: ym,
+            yl: mid.y,
             yr,
+            cost: Some(mid.right),
         });
         stack.push(Task::Range {
             xl,
-            xr: xm,
+            xr: mid.x,
             yl,
-            yr: ym,
+            yr: mid.y,
+            cost: Some(mid.left),
         });
     }
 }
@@ -242,23 +319,44 @@ fn push_run(runs: &mut Vec<Run>, run: Run) {
     runs.push(run);
 }
 
-struct Search<'a, U> {
-    xv: &'a [U],
-    yv: &'a [U],
-    vf: &'a mut [isize],
-    vb: &'a mut [isize],
-    offset: isize,
+pub(super) struct Search<'a, U> {
+    pub xv: &'a [U],
+    pub yv: &'a [U],
+    pub vf: &'a mut [isize],
+    pub vb: &'a mut [isize],
+    pub offset: isize,
 }
 
 impl<U: Unit> Search<'_, U> {
     #[inline(always)]
-    fn slot(&self, k: isize) -> usize {
+    pub fn slot(&self, k: isize) -> usize {
         (k + self.offset) as usize
+    }
+
+    /// The length of the snake (run of matches) from `(x, y)` forward, before `(xr, yr)`.
+    #[inline(always)]
+    pub fn snake_forward(&self, x: usize, y: usize, xr: usize, yr: usize) -> usize {
+        // Most diagonals start on a mismatch: test one unit before a whole snake.
+        if x < xr && y < yr && self.xv[x] == self.yv[y] {
+            1 + U::common_prefix(&self.xv[x + 1..xr], &self.yv[y + 1..yr])
+        } else {
+            0
+        }
+    }
+
+    /// The length of the snake backward from `(x, y)`, after `(xl, yl)`.
+    #[inline(always)]
+    pub fn snake_backward(&self, x: usize, y: usize, xl: usize, yl: usize) -> usize {
+        if x > xl && y > yl && self.xv[x - 1] == self.yv[y - 1] {
+            1 + U::common_suffix(&self.xv[xl..x - 1], &self.yv[yl..y - 1])
+        } else {
+            0
+        }
     }
 
     /// seqdiff's `find_mid`: the point where the middle snake starts, for a range whose ends
     /// differ (the caller stripped equal ones) and where neither side is empty.
-    fn find_mid(&mut self, xl: usize, xr: usize, yl: usize, yr: usize) -> (usize, usize) {
+    pub(super) fn find_mid(&mut self, xl: usize, xr: usize, yl: usize, yr: usize) -> Mid {
         let (xl, xr, yl, yr) = (xl as isize, xr as isize, yl as isize, yr as isize);
         let kmin = xl - yr;
         let kmax = xr - yl;
@@ -273,7 +371,7 @@ impl<U: Unit> Search<'_, U> {
         self.vb[s] = xr;
         let (mut kminf, mut kmaxf, mut kminb, mut kmaxb) = (kmidf, kmidf, kmidb, kmidb);
 
-        loop {
+        for d in 1usize.. {
             // Forward: widen (or, at the range's edge, narrow) the diagonals by one each side.
             if kminf > kmin {
                 kminf -= 1;
@@ -292,19 +390,20 @@ impl<U: Unit> Search<'_, U> {
             let mut k = kmaxf;
             while k >= kminf {
                 let ik = self.slot(k);
-                let lo = self.vf[ik - 1];
-                let hi = self.vf[ik + 1];
                 // seqdiff: max(lo + 1, hi), a missing side (past an end) losing.
-                let x = (lo + 1).max(hi);
+                let x = (self.vf[ik - 1] + 1).max(self.vf[ik + 1]);
                 let y = x.saturating_sub(k);
                 if xl <= x && x <= xr && yl <= y && y <= yr {
                     let (xu, yu) = (x as usize, y as usize);
-                    let len = U::common_prefix(&self.xv[xu..xr as usize], &self.yv[yu..yr as usize])
-                        as isize;
-                    let u = x + len;
+                    let u = x + self.snake_forward(xu, yu, xr as usize, yr as usize) as isize;
                     self.vf[ik] = u;
                     if is_odd && kminb <= k && k <= kmaxb && self.vb[ik] <= u {
-                        return (xu, yu);
+                        return Mid {
+                            x: xu,
+                            y: yu,
+                            left: d,
+                            right: d - 1,
+                        };
                     }
                 }
                 k -= 2;
@@ -328,23 +427,25 @@ impl<U: Unit> Search<'_, U> {
             let mut k = kmaxb;
             while k >= kminb {
                 let ik = self.slot(k);
-                let lo = self.vb[ik - 1];
-                let hi = self.vb[ik + 1];
                 // seqdiff: min(lo, hi - 1), a missing side (past an end) losing.
-                let x = lo.min(hi - 1);
+                let x = self.vb[ik - 1].min(self.vb[ik + 1] - 1);
                 let y = x.saturating_sub(k);
                 if xl <= x && x <= xr && yl <= y && y <= yr {
                     let (xu, yu) = (x as usize, y as usize);
-                    let len = U::common_suffix(&self.xv[xl as usize..xu], &self.yv[yl as usize..yu])
-                        as isize;
-                    let u = x - len;
+                    let u = x - self.snake_backward(xu, yu, xl as usize, yl as usize) as isize;
                     self.vb[ik] = u;
                     if !is_odd && kminf <= k && k <= kmaxf && self.vf[ik] >= u {
-                        return (xu, yu);
+                        return Mid {
+                            x: xu,
+                            y: yu,
+                            left: d,
+                            right: d,
+                        };
                     }
                 }
                 k -= 2;
             }
         }
+        unreachable!("a middle snake exists within n + m steps")
     }
 }

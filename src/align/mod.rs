@@ -27,8 +27,10 @@
 //! [`spans`] aligns tokens by byte offsets instead, where both tokenizations carry them (the
 //! labelling use: a model's tokens and the words of the same text).
 
+mod bound;
 mod diff;
 mod maps;
+mod pruned;
 pub mod spans;
 mod units;
 
@@ -85,6 +87,15 @@ impl Aligner {
     /// An aligner with empty buffers.
     pub fn new() -> Aligner {
         Aligner::default()
+    }
+
+    /// An aligner that searches every range of at least `units` units (both sides together)
+    /// with pruning — for tests, which prune the smallest ranges to exercise it everywhere.
+    #[doc(hidden)]
+    pub fn with_prune_from(units: usize) -> Aligner {
+        let mut aligner = Aligner::default();
+        aligner.scratch.prune_from = units;
+        aligner
     }
 
     /// `a2b` and `b2a` for two tokenizations, as [`get_alignments`] gives them, in the
