@@ -3,7 +3,7 @@
 //!
 //! Each token is lowercased and then NFKD-normalized, each side's tokens are concatenated, the
 //! shortest edit script between the two character sequences (Myers' algorithm, exactly as
-//! `seqdiff` recurses it: see [`diff`](self) below) matches characters, and a token maps to the
+//! `seqdiff` recurses it, step for step) matches characters, and a token maps to the
 //! tokens of the other side that hold characters matched with its own:
 //!
 //! ```
