@@ -179,6 +179,32 @@ fn parse_pair<'de>(
     Ok(())
 }
 
+/// The arms of a visitor for booleans, numbers and null, which every field here refuses: each
+/// gives `$kind("a boolean")` (and so on), named in the error message.
+macro_rules! other_kinds {
+    ($value:ty, $kind:path) => {
+        fn visit_bool<E>(self, _: bool) -> Result<$value, E> {
+            Ok($kind("a boolean"))
+        }
+
+        fn visit_i64<E>(self, _: i64) -> Result<$value, E> {
+            Ok($kind("a number"))
+        }
+
+        fn visit_u64<E>(self, _: u64) -> Result<$value, E> {
+            Ok($kind("a number"))
+        }
+
+        fn visit_f64<E>(self, _: f64) -> Result<$value, E> {
+            Ok($kind("a number"))
+        }
+
+        fn visit_unit<E>(self) -> Result<$value, E> {
+            Ok($kind("null"))
+        }
+    };
+}
+
 /// What the top-level value of a line held.
 enum Shape {
     Object(Field, Field),
@@ -231,25 +257,7 @@ impl<'de> Visitor<'de> for Pair<'_, 'de> {
         Ok(Shape::NotObject("a string"))
     }
 
-    fn visit_bool<E>(self, _: bool) -> Result<Shape, E> {
-        Ok(Shape::NotObject("a boolean"))
-    }
-
-    fn visit_i64<E>(self, _: i64) -> Result<Shape, E> {
-        Ok(Shape::NotObject("a number"))
-    }
-
-    fn visit_u64<E>(self, _: u64) -> Result<Shape, E> {
-        Ok(Shape::NotObject("a number"))
-    }
-
-    fn visit_f64<E>(self, _: f64) -> Result<Shape, E> {
-        Ok(Shape::NotObject("a number"))
-    }
-
-    fn visit_unit<E>(self) -> Result<Shape, E> {
-        Ok(Shape::NotObject("null"))
-    }
+    other_kinds!(Shape, Shape::NotObject);
 }
 
 /// A key of the top-level object.
@@ -331,25 +339,7 @@ impl<'de> Visitor<'de> for Tokens<'_, 'de> {
         Ok(Field::NotArray("a string"))
     }
 
-    fn visit_bool<E>(self, _: bool) -> Result<Field, E> {
-        Ok(Field::NotArray("a boolean"))
-    }
-
-    fn visit_i64<E>(self, _: i64) -> Result<Field, E> {
-        Ok(Field::NotArray("a number"))
-    }
-
-    fn visit_u64<E>(self, _: u64) -> Result<Field, E> {
-        Ok(Field::NotArray("a number"))
-    }
-
-    fn visit_f64<E>(self, _: f64) -> Result<Field, E> {
-        Ok(Field::NotArray("a number"))
-    }
-
-    fn visit_unit<E>(self) -> Result<Field, E> {
-        Ok(Field::NotArray("null"))
-    }
+    other_kinds!(Field, Field::NotArray);
 }
 
 /// One element of a token array: a string (borrowed from the line when it has no escape), or
@@ -398,25 +388,7 @@ impl<'de> Visitor<'de> for TokenSeed {
         Ok(Token::Other("an array"))
     }
 
-    fn visit_bool<E>(self, _: bool) -> Result<Token<'de>, E> {
-        Ok(Token::Other("a boolean"))
-    }
-
-    fn visit_i64<E>(self, _: i64) -> Result<Token<'de>, E> {
-        Ok(Token::Other("a number"))
-    }
-
-    fn visit_u64<E>(self, _: u64) -> Result<Token<'de>, E> {
-        Ok(Token::Other("a number"))
-    }
-
-    fn visit_f64<E>(self, _: f64) -> Result<Token<'de>, E> {
-        Ok(Token::Other("a number"))
-    }
-
-    fn visit_unit<E>(self) -> Result<Token<'de>, E> {
-        Ok(Token::Other("null"))
-    }
+    other_kinds!(Token<'de>, Token::Other);
 }
 
 // ---------------------------------------------------------------------------------------------
