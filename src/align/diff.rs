@@ -304,6 +304,22 @@ pub(crate) fn diff<U: Unit>(xv: &[U], yv: &[U], scratch: &mut Scratch, runs: &mu
     }
 }
 
+/// seqdiff's diagonals for the next step of one direction: one more on each side within
+/// `kmin..=kmax`, or at that edge one fewer (keeping the parity each step must change). Says
+/// which sides widened (their new outer neighbours must then read "none").
+pub(super) fn step_diagonals(
+    kmin: isize,
+    kmax: isize,
+    lo: &mut isize,
+    hi: &mut isize,
+) -> (bool, bool) {
+    let widened_lo = *lo > kmin;
+    *lo += if widened_lo { -1 } else { 1 };
+    let widened_hi = *hi < kmax;
+    *hi += if widened_hi { 1 } else { -1 };
+    (widened_lo, widened_hi)
+}
+
 /// Appends `run`, joining it to the previous one when it continues it on the same diagonal.
 fn push_run(runs: &mut Vec<Run>, run: Run) {
     if run.len == 0 {
@@ -373,19 +389,14 @@ impl<U: Unit> Search<'_, U> {
 
         for d in 1usize.. {
             // Forward: widen (or, at the range's edge, narrow) the diagonals by one each side.
-            if kminf > kmin {
-                kminf -= 1;
+            let (widened_lo, widened_hi) = step_diagonals(kmin, kmax, &mut kminf, &mut kmaxf);
+            if widened_lo {
                 let s = self.slot(kminf - 1);
                 self.vf[s] = FORWARD_NONE;
-            } else {
-                kminf += 1;
             }
-            if kmaxf < kmax {
-                kmaxf += 1;
+            if widened_hi {
                 let s = self.slot(kmaxf + 1);
                 self.vf[s] = FORWARD_NONE;
-            } else {
-                kmaxf -= 1;
             }
             let mut k = kmaxf;
             while k >= kminf {
@@ -410,19 +421,14 @@ impl<U: Unit> Search<'_, U> {
             }
 
             // Backward, the same from the range's end.
-            if kminb > kmin {
-                kminb -= 1;
+            let (widened_lo, widened_hi) = step_diagonals(kmin, kmax, &mut kminb, &mut kmaxb);
+            if widened_lo {
                 let s = self.slot(kminb - 1);
                 self.vb[s] = BACKWARD_NONE;
-            } else {
-                kminb += 1;
             }
-            if kmaxb < kmax {
-                kmaxb += 1;
+            if widened_hi {
                 let s = self.slot(kmaxb + 1);
                 self.vb[s] = BACKWARD_NONE;
-            } else {
-                kmaxb -= 1;
             }
             let mut k = kmaxb;
             while k >= kminb {

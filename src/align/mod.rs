@@ -38,7 +38,7 @@ pub use maps::FlatAlignment;
 
 use diff::{Run, Scratch, Unit};
 use maps::From;
-use units::{CharToken, Side, TokenText};
+use units::{CharToken, Normalized, Side, TokenText};
 
 /// `a2b[i]`: the indices of the tokens of `b` that token `i` of `a` corresponds to, ascending.
 pub type Alignment = Vec<Vec<usize>>;
@@ -110,42 +110,28 @@ impl Aligner {
         b: impl Iterator<Item = T> + Clone,
     ) -> (&FlatAlignment, &FlatAlignment) {
         let ascii = a.clone().all(|t| t.is_ascii()) && b.clone().all(|t| t.is_ascii());
+        let (scratch, runs) = (&mut self.scratch, &mut self.runs);
+        let (a2b, b2a) = (&mut self.a2b, &mut self.b2a);
         if ascii {
-            let (sa, sb) = &mut self.narrow;
-            units::normalize_ascii(a, sa);
-            units::normalize_ascii(b, sb);
-            Self::maps(
-                sa,
-                sb,
-                &mut self.scratch,
-                &mut self.runs,
-                &mut self.a2b,
-                &mut self.b2a,
-            );
+            Self::align_units(&mut self.narrow, a, b, scratch, runs, a2b, b2a);
         } else {
-            let (sa, sb) = &mut self.wide;
-            units::normalize_wide(a, sa);
-            units::normalize_wide(b, sb);
-            Self::maps(
-                sa,
-                sb,
-                &mut self.scratch,
-                &mut self.runs,
-                &mut self.a2b,
-                &mut self.b2a,
-            );
+            Self::align_units(&mut self.wide, a, b, scratch, runs, a2b, b2a);
         }
         (&self.a2b, &self.b2a)
     }
 
-    fn maps<U: Unit>(
-        sa: &Side<U>,
-        sb: &Side<U>,
+    /// Normalizes both sides into units of type `U`, diffs them and makes both maps.
+    fn align_units<U: Unit + Normalized, T: TokenText>(
+        (sa, sb): &mut (Side<U>, Side<U>),
+        a: impl Iterator<Item = T>,
+        b: impl Iterator<Item = T>,
         scratch: &mut Scratch,
         runs: &mut Vec<Run>,
         a2b: &mut FlatAlignment,
         b2a: &mut FlatAlignment,
     ) {
+        units::normalize(a, sa);
+        units::normalize(b, sb);
         diff::diff(&sa.units, &sb.units, scratch, runs);
         maps::token_map(runs, From::X, &sa.starts, &sb.starts, a2b);
         maps::token_map(runs, From::Y, &sb.starts, &sa.starts, b2a);

@@ -39,7 +39,7 @@
 //! at most `U`, which proves `U ≥ D` after the fact.
 
 use super::bound::Bound;
-use super::diff::{BACKWARD_NONE, FORWARD_NONE, Mid, Search, Unit};
+use super::diff::{BACKWARD_NONE, FORWARD_NONE, Mid, Search, Unit, step_diagonals};
 
 impl<U: Unit> Search<'_, U> {
     /// The split point of `seqdiff`'s `find_mid` for the range, or `None` where pruning cannot
@@ -118,16 +118,7 @@ impl<U: Unit> Search<'_, U> {
                 return None;
             }
             // Forward.
-            if kminf > kmin {
-                kminf -= 1;
-            } else {
-                kminf += 1;
-            }
-            if kmaxf < kmax {
-                kmaxf += 1;
-            } else {
-                kmaxf -= 1;
-            }
+            step_diagonals(kmin, kmax, &mut kminf, &mut kmaxf);
             let (lo, hi) = ((flo - 1).max(kminf), (fhi + 1).min(kmaxf));
             let mut k = hi;
             while k >= lo {
@@ -173,16 +164,7 @@ impl<U: Unit> Search<'_, U> {
             if 2 * d > budget && !is_odd {
                 return None;
             }
-            if kminb > kmin {
-                kminb -= 1;
-            } else {
-                kminb += 1;
-            }
-            if kmaxb < kmax {
-                kmaxb += 1;
-            } else {
-                kmaxb -= 1;
-            }
+            step_diagonals(kmin, kmax, &mut kminb, &mut kmaxb);
             let (lo, hi) = ((blo - 1).max(kminb), (bhi + 1).min(kmaxb));
             let mut k = hi;
             while k >= lo {

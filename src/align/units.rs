@@ -137,20 +137,32 @@ impl TokenText for CharToken {
     }
 }
 
-/// Fills `side` with the normalized characters of `tokens`.
-pub(crate) fn normalize_wide<T: TokenText>(tokens: impl Iterator<Item = T>, side: &mut Side<u32>) {
-    side.clear();
-    for token in tokens {
-        token.push_normalized(&mut side.units);
-        side.starts.push(side.units.len());
+/// A unit that tokens normalize into: bytes for all-ASCII pairs, scalar values for the others.
+pub(crate) trait Normalized: Sized {
+    fn push_token<T: TokenText>(token: &T, out: &mut Vec<Self>);
+}
+
+impl Normalized for u8 {
+    /// Only called when every token of the pair is ASCII.
+    fn push_token<T: TokenText>(token: &T, out: &mut Vec<u8>) {
+        token.push_ascii_lowercase(out);
     }
 }
 
-/// Fills `side` with the lowercased bytes of `tokens`, all of which are ASCII.
-pub(crate) fn normalize_ascii<T: TokenText>(tokens: impl Iterator<Item = T>, side: &mut Side<u8>) {
+impl Normalized for u32 {
+    fn push_token<T: TokenText>(token: &T, out: &mut Vec<u32>) {
+        token.push_normalized(out);
+    }
+}
+
+/// Fills `side` with the normalized units of `tokens`.
+pub(crate) fn normalize<U: Normalized, T: TokenText>(
+    tokens: impl Iterator<Item = T>,
+    side: &mut Side<U>,
+) {
     side.clear();
     for token in tokens {
-        token.push_ascii_lowercase(&mut side.units);
+        U::push_token(&token, &mut side.units);
         side.starts.push(side.units.len());
     }
 }
