@@ -12,7 +12,7 @@
 //! result (see [`super::pruned`]).
 //!
 //! Cost: memory linear in the input (two arrays of `n + m + 5` integers, the runs, and for
-//! large inputs the pruning's prefix counts, 12 bytes a unit); time
+//! large inputs the pruning's classes and prefix counts, 9 bytes a unit); time
 //! `O((n + m) · D)` for an edit distance `D` — fast when the two sides are mostly equal, and
 //! quadratic for two sides that share almost nothing (the reference's cost too).
 
@@ -22,25 +22,29 @@ pub(crate) trait Unit: Copy + Eq {
     fn common_prefix(a: &[Self], b: &[Self]) -> usize;
     /// The length of the longest common suffix of `a` and `b`.
     fn common_suffix(a: &[Self], b: &[Self]) -> usize;
-    /// Up to `most` units whose counts in `a` and `b` differ, the most unequal first (ties to
-    /// the smaller unit).
-    fn most_unequal(a: &[Self], b: &[Self], most: usize) -> Vec<Self>;
+    /// A map from units to the classes of [`super::bound`]: the `classes − 1` units most
+    /// frequent in `a` and `b` together get `0..classes − 1` (ties to the smaller unit), all
+    /// others `classes − 1`.
+    fn classifier(a: &[Self], b: &[Self], classes: usize) -> impl Fn(Self) -> u8;
 }
 
-/// The `most` units of `counts` (unit, count in a minus count in b) furthest from zero.
-fn most_unequal_of<U: Copy + Ord>(mut counts: Vec<(U, i64)>, most: usize) -> Vec<U> {
-    counts.retain(|&(_, d)| d != 0);
-    counts.sort_by(|p, q| q.1.abs().cmp(&p.1.abs()).then(p.0.cmp(&q.0)));
+/// The `most` most frequent units of `counts` (unit, count), ties to the smaller unit.
+fn most_frequent<U: Copy + Ord>(mut counts: Vec<(U, u64)>, most: usize) -> Vec<U> {
+    counts.retain(|&(_, n)| n != 0);
+    counts.sort_by(|p, q| q.1.cmp(&p.1).then(p.0.cmp(&q.0)));
     counts.into_iter().take(most).map(|(u, _)| u).collect()
 }
 
 impl Unit for u8 {
-    fn most_unequal(a: &[u8], b: &[u8], most: usize) -> Vec<u8> {
-        let mut counts = [0i64; 256];
-        a.iter().for_each(|&u| counts[usize::from(u)] += 1);
-        b.iter().for_each(|&u| counts[usize::from(u)] -= 1);
+    fn classifier(a: &[u8], b: &[u8], classes: usize) -> impl Fn(u8) -> u8 {
+        let mut counts = [0u64; 256];
+        a.iter().chain(b).for_each(|&u| counts[usize::from(u)] += 1);
         let counts = (0..=255u8).map(|u| (u, counts[usize::from(u)])).collect();
-        most_unequal_of(counts, most)
+        let mut table = [(classes - 1) as u8; 256];
+        for (c, u) in most_frequent(counts, classes - 1).into_iter().enumerate() {
+            table[usize::from(u)] = c as u8;
+        }
+        move |u| table[usize::from(u)]
     }
 
     fn common_prefix(a: &[u8], b: &[u8]) -> usize {
@@ -84,11 +88,18 @@ impl Unit for u8 {
 }
 
 impl Unit for u32 {
-    fn most_unequal(a: &[u32], b: &[u32], most: usize) -> Vec<u32> {
-        let mut counts = std::collections::HashMap::<u32, i64>::new();
-        a.iter().for_each(|&u| *counts.entry(u).or_default() += 1);
-        b.iter().for_each(|&u| *counts.entry(u).or_default() -= 1);
-        most_unequal_of(counts.into_iter().collect(), most)
+    fn classifier(a: &[u32], b: &[u32], classes: usize) -> impl Fn(u32) -> u8 {
+        let mut counts = std::collections::HashMap::<u32, u64>::new();
+        a.iter()
+            .chain(b)
+            .for_each(|&u| *counts.entry(u).or_default() += 1);
+        let frequent = most_frequent(counts.into_iter().collect(), classes - 1);
+        let class: std::collections::HashMap<u32, u8> = frequent
+            .into_iter()
+            .enumerate()
+            .map(|(c, u)| (u, c as u8))
+            .collect();
+        move |u| class.get(&u).copied().unwrap_or((classes - 1) as u8)
     }
 
     fn common_prefix(a: &[u32], b: &[u32]) -> usize {

@@ -47,7 +47,7 @@ impl<U: Unit> Search<'_, U> {
     /// distance, when known.
     pub(super) fn find_mid_pruned(
         &mut self,
-        bound: &Bound<U>,
+        bound: &Bound,
         xl: usize,
         xr: usize,
         yl: usize,
@@ -56,8 +56,9 @@ impl<U: Unit> Search<'_, U> {
     ) -> Option<Mid> {
         // `low ≤ D ≤ budget` once a search answers; a search that finds no overlap proves
         // `D > budget`.
-        let mut low = cost.unwrap_or_else(|| bound.lower(xl, xr, yl, yr).max(1) as usize);
-        let mut budget = low;
+        let floor = cost.unwrap_or_else(|| bound.lower(xl, xr, yl, yr).max(1) as usize);
+        let (mut low, mut slack) = (floor, (floor / 256).max(1));
+        let mut budget = cost.unwrap_or(floor + slack);
         loop {
             let steps = budget.div_ceil(2) + 1;
             if !far_edges_out_of_reach(bound, xl, xr, yl, yr, steps, low) {
@@ -71,11 +72,15 @@ impl<U: Unit> Search<'_, U> {
                     return None;
                 }
                 None => {
+                    // The budget is the bound plus a slack that doubles: a search whose slack
+                    // is short of the bound's gap fails after spending about that slack (its
+                    // useful points are pruned once the gap left is smaller), so the failures
+                    // cost about what the last search does, and a budget at most twice the gap
+                    // above `D` keeps that one's band narrow. (Raising the budget itself by a
+                    // quarter each time overshot `D` by thousands on a 50 KB document.)
                     low = budget + 1;
-                    // A quarter more each time: a budget above `D` widens the band, but each search
-                    // that fails costs about as much as one that answers (measured: steps of a
-                    // sixty-fourth were 25 % slower on a 50 KB document).
-                    budget += (budget / 4).max(8);
+                    slack *= 2;
+                    budget = floor + slack;
                 }
             }
         }
@@ -84,7 +89,7 @@ impl<U: Unit> Search<'_, U> {
     /// One pruned search with the bound `budget ≥ D`, or `None` if it proves `D > budget`.
     fn pruned_search(
         &mut self,
-        bound: &Bound<U>,
+        bound: &Bound,
         xl: usize,
         xr: usize,
         yl: usize,
@@ -104,6 +109,8 @@ impl<U: Unit> Search<'_, U> {
         // seqdiff's diagonal ranges, and the bands followed within them.
         let (mut kminf, mut kmaxf, mut kminb, mut kmaxb) = (kmidf, kmidf, kmidb, kmidb);
         let (mut flo, mut fhi, mut blo, mut bhi) = (kmidf, kmidf, kmidb, kmidb);
+        // The anchors of the range's ends, for the bound to them from any point.
+        let (start, end) = (bound.anchor(xlu, ylu), bound.anchor(xru, yru));
         let s = self.slot(kmidf);
         self.vf[s] = xl;
         self.mark_forward(flo, fhi);
@@ -145,7 +152,8 @@ impl<U: Unit> Search<'_, U> {
             let useless = |search: &Self, k: isize| {
                 let x = search.vf[search.slot(k)];
                 x == FORWARD_NONE
-                    || d + bound.lower(x as usize, xru, (x - k) as usize, yru) > budget
+                    || d + Bound::between(&end, &bound.anchor(x as usize, (x - k) as usize))
+                        > budget
             };
             let (mut lo, mut hi) = (lo, hi);
             while lo <= hi && useless(self, lo) {
@@ -191,7 +199,8 @@ impl<U: Unit> Search<'_, U> {
             let useless = |search: &Self, k: isize| {
                 let x = search.vb[search.slot(k)];
                 x == BACKWARD_NONE
-                    || d + bound.lower(xlu, x as usize, ylu, (x - k) as usize) > budget
+                    || d + Bound::between(&bound.anchor(x as usize, (x - k) as usize), &start)
+                        > budget
             };
             let (mut lo, mut hi) = (lo, hi);
             while lo <= hi && useless(self, lo) {
@@ -230,8 +239,8 @@ impl<U: Unit> Search<'_, U> {
 /// candidate beyond the range. A point's distance from the start is at least the lower bound,
 /// and at least `low − (its distance to the end)` for a range of distance `D ≥ low`; on a far
 /// edge only insertions (or only deletions) are left, so that distance is known.
-fn far_edges_out_of_reach<U: Unit>(
-    bound: &Bound<U>,
+fn far_edges_out_of_reach(
+    bound: &Bound,
     xl: usize,
     xr: usize,
     yl: usize,
@@ -241,11 +250,13 @@ fn far_edges_out_of_reach<U: Unit>(
 ) -> bool {
     let (steps, low) = (steps as isize, low as isize);
     let far = |lb: isize, left: usize| lb.max(low - left as isize) >= steps;
-    (yl..=yr)
-        .all(|y| far(bound.lower(xl, xr, yl, y), yr - y) && far(bound.lower(xl, xr, y, yr), y - yl))
-        && (xl..=xr).all(|x| {
-            far(bound.lower(xl, x, yl, yr), xr - x) && far(bound.lower(x, xr, yl, yr), x - xl)
-        })
+    let (width, height) = (xr - xl, yr - yl);
+    // Forward: the right edge (xr, y) and the bottom edge (x, yr), from the start.
+    bound.along((xl, yl), (xr, yl), false, 1, height, |i, lb| far(lb, height - i))
+        && bound.along((xl, yl), (xl, yr), true, 1, width, |i, lb| far(lb, width - i))
+        // Backward: the left edge (xl, y) and the top edge (x, yl), from the end.
+        && bound.along((xr, yr), (xl, yr), false, -1, height, |i, lb| far(lb, height - i))
+        && bound.along((xr, yr), (xr, yl), true, -1, width, |i, lb| far(lb, width - i))
 }
 
 #[cfg(test)]
