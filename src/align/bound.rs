@@ -6,8 +6,7 @@
 //! most the distance; a match changes no difference. Here the 63 most frequent units each have
 //! a class and all others share one, so the bound sees what one tokenization inserts and the
 //! other leaves out (`#` of WordPiece's `##`, the `g` and U+0307 that `Ġ` becomes, …) and also
-//! most substitutions (an `e` here for an `a` there), which a bound over a few classes misses:
-//! on a 50 KB document that halved the diagonals the pruned search follows.
+//! most substitutions (an `e` here for an `a` there), which a bound over a few classes misses.
 //!
 //! A stretch's counts come from prefix counts kept every [`BLOCK`] units (9 bytes a unit of each
 //! side with the class of each unit), and the differences at a point of the edit graph,
