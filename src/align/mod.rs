@@ -38,7 +38,7 @@ pub use maps::FlatAlignment;
 
 use diff::{Run, Scratch, Unit};
 use maps::From;
-use units::{CharToken, Normalized, Side, TokenText};
+use units::{CharToken, Side, TokenText};
 
 /// `a2b[i]`: the indices of the tokens of `b` that token `i` of `a` corresponds to, ascending.
 pub type Alignment = Vec<Vec<usize>>;
@@ -109,29 +109,31 @@ impl Aligner {
         a: impl Iterator<Item = T> + Clone,
         b: impl Iterator<Item = T> + Clone,
     ) -> (&FlatAlignment, &FlatAlignment) {
-        let ascii = a.clone().all(|t| t.is_ascii()) && b.clone().all(|t| t.is_ascii());
         let (scratch, runs) = (&mut self.scratch, &mut self.runs);
         let (a2b, b2a) = (&mut self.a2b, &mut self.b2a);
-        if ascii {
-            Self::align_units(&mut self.narrow, a, b, scratch, runs, a2b, b2a);
+        // Bytes when every token of both sides is ASCII (found while copying them), else
+        // scalar values.
+        let (na, nb) = &mut self.narrow;
+        if units::normalize(a.clone(), na) && units::normalize(b.clone(), nb) {
+            Self::align_units(na, nb, scratch, runs, a2b, b2a);
         } else {
-            Self::align_units(&mut self.wide, a, b, scratch, runs, a2b, b2a);
+            let (wa, wb) = &mut self.wide;
+            units::normalize(a, wa);
+            units::normalize(b, wb);
+            Self::align_units(wa, wb, scratch, runs, a2b, b2a);
         }
         (&self.a2b, &self.b2a)
     }
 
-    /// Normalizes both sides into units of type `U`, diffs them and makes both maps.
-    fn align_units<U: Unit + Normalized, T: TokenText>(
-        (sa, sb): &mut (Side<U>, Side<U>),
-        a: impl Iterator<Item = T>,
-        b: impl Iterator<Item = T>,
+    /// Diffs two normalized sides and makes both maps.
+    fn align_units<U: Unit>(
+        sa: &Side<U>,
+        sb: &Side<U>,
         scratch: &mut Scratch,
         runs: &mut Vec<Run>,
         a2b: &mut FlatAlignment,
         b2a: &mut FlatAlignment,
     ) {
-        units::normalize(a, sa);
-        units::normalize(b, sb);
         diff::diff(&sa.units, &sb.units, scratch, runs);
         maps::token_map(runs, From::X, &sa.starts, &sb.starts, a2b);
         maps::token_map(runs, From::Y, &sb.starts, &sa.starts, b2a);

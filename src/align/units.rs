@@ -73,8 +73,9 @@ pub(crate) trait TokenText {
     /// Appends this token's normalized characters to `out`.
     fn push_normalized(&self, out: &mut Vec<u32>);
     /// Appends this token's normalized bytes to `out`; only called when the token is ASCII.
-    fn push_ascii_lowercase(&self, out: &mut Vec<u8>);
-    fn is_ascii(&self) -> bool;
+    /// Appends this token's lowercased bytes to `out` and says whether it is ASCII (if not,
+    /// what was appended is of no use: the pair is normalized as scalar values instead).
+    fn push_ascii_lowercase(&self, out: &mut Vec<u8>) -> bool;
 }
 
 impl<S: AsRef<str>> TokenText for S {
@@ -99,12 +100,12 @@ impl<S: AsRef<str>> TokenText for S {
         }
     }
 
-    fn push_ascii_lowercase(&self, out: &mut Vec<u8>) {
-        out.extend(self.as_ref().bytes().map(|b| b.to_ascii_lowercase()));
-    }
-
-    fn is_ascii(&self) -> bool {
-        self.as_ref().is_ascii()
+    fn push_ascii_lowercase(&self, out: &mut Vec<u8>) -> bool {
+        let bytes = self.as_ref().as_bytes();
+        let start = out.len();
+        out.extend_from_slice(bytes);
+        out[start..].make_ascii_lowercase();
+        bytes.is_ascii()
     }
 }
 
@@ -128,43 +129,45 @@ impl TokenText for CharToken {
         }
     }
 
-    fn push_ascii_lowercase(&self, out: &mut Vec<u8>) {
+    fn push_ascii_lowercase(&self, out: &mut Vec<u8>) -> bool {
         out.push((self.0 as u8).to_ascii_lowercase());
-    }
-
-    fn is_ascii(&self) -> bool {
         self.0.is_ascii()
     }
 }
 
 /// A unit that tokens normalize into: bytes for all-ASCII pairs, scalar values for the others.
 pub(crate) trait Normalized: Sized {
-    fn push_token<T: TokenText>(token: &T, out: &mut Vec<Self>);
+    /// Appends the token's units; `false` if it has none of this type (non-ASCII as bytes).
+    fn push_token<T: TokenText>(token: &T, out: &mut Vec<Self>) -> bool;
 }
 
 impl Normalized for u8 {
-    /// Only called when every token of the pair is ASCII.
-    fn push_token<T: TokenText>(token: &T, out: &mut Vec<u8>) {
-        token.push_ascii_lowercase(out);
+    fn push_token<T: TokenText>(token: &T, out: &mut Vec<u8>) -> bool {
+        token.push_ascii_lowercase(out)
     }
 }
 
 impl Normalized for u32 {
-    fn push_token<T: TokenText>(token: &T, out: &mut Vec<u32>) {
+    fn push_token<T: TokenText>(token: &T, out: &mut Vec<u32>) -> bool {
         token.push_normalized(out);
+        true
     }
 }
 
-/// Fills `side` with the normalized units of `tokens`.
+/// Fills `side` with the normalized units of `tokens`, or returns `false` at the first token
+/// that has none of this type.
 pub(crate) fn normalize<U: Normalized, T: TokenText>(
     tokens: impl Iterator<Item = T>,
     side: &mut Side<U>,
-) {
+) -> bool {
     side.clear();
     for token in tokens {
-        U::push_token(&token, &mut side.units);
+        if !U::push_token(&token, &mut side.units) {
+            return false;
+        }
         side.starts.push(side.units.len());
     }
+    true
 }
 
 #[cfg(test)]
