@@ -13,6 +13,7 @@ use cli::count::CountArgs;
 use cli::decode::DecodeArgs;
 use cli::encode::EncodeArgs;
 use cli::report::ReportArgs;
+use cli::train::TrainArgs;
 
 #[derive(Parser)]
 #[command(
@@ -52,6 +53,9 @@ enum Command {
     /// as report.json, .md, .svg and .html (--out DIR); or a merge of several machines' reports
     /// (--compare A.json B.json … --out DIR).
     Report(ReportArgs),
+    /// Train a BPE model (merges identical to Hugging Face's BpeTrainer) and write it as a
+    /// tokenizer.json or a tiktoken rank file.
+    TrainBpe(TrainArgs),
 }
 
 fn main() -> ExitCode {
@@ -65,6 +69,7 @@ fn main() -> ExitCode {
         Command::Cpu { json, tier } => cli::cpu::run(json, tier),
         Command::Bench(args) => cli::bench::run(args),
         Command::Report(args) => cli::report::run(args),
+        Command::TrainBpe(args) => cli::train::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

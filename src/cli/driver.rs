@@ -123,14 +123,33 @@ impl Workers {
     /// order, to `write` with the part of the input each came from.
     pub fn run<S, W, F>(
         &self,
+        reader: Reader,
+        progress: &Progress,
+        work: W,
+        finish: F,
+        write: impl FnMut(&Chunk, Part) -> CliResult,
+    ) -> CliResult<Totals>
+    where
+        S: Default + Send,
+        W: Fn(Record<'_>, &mut S, &mut Chunk) -> CliResult + Sync,
+        F: Fn(&mut Chunk) + Sync,
+    {
+        self.run_keeping(reader, progress, work, finish, write)
+            .map(|(totals, _)| totals)
+    }
+
+    /// [`Workers::run`], giving back each worker's scratch at the end (what it gathered, for a
+    /// job such as training whose result is not a stream of output).
+    pub fn run_keeping<S, W, F>(
+        &self,
         mut reader: Reader,
         progress: &Progress,
         work: W,
         finish: F,
         mut write: impl FnMut(&Chunk, Part) -> CliResult,
-    ) -> CliResult<Totals>
+    ) -> CliResult<(Totals, Vec<S>)>
     where
-        S: Default,
+        S: Default + Send,
         W: Fn(Record<'_>, &mut S, &mut Chunk) -> CliResult + Sync,
         F: Fn(&mut Chunk) + Sync,
     {
@@ -153,18 +172,28 @@ impl Workers {
                 .name("simdtok-read".into())
                 .spawn_scoped(scope, move || read(reader, slot_rx, work_tx, reader_done))
                 .map_err(|e| Failure::runtime(format!("cannot start a thread: {e}")))?;
+            let mut workers = Vec::with_capacity(self.threads);
             for i in 0..self.threads {
                 let (work_rx, done_tx) = (&work_rx, done_tx.clone());
                 let (work, finish) = (&work, &finish);
-                std::thread::Builder::new()
+                let worker = std::thread::Builder::new()
                     .name(format!("simdtok-{i}"))
                     .spawn_scoped(scope, move || encode(work_rx, done_tx, work, finish))
                     .map_err(|e| Failure::runtime(format!("cannot start a thread: {e}")))?;
+                workers.push(worker);
             }
             drop(done_tx);
             // Whatever ends this (the last block, a bad record, a failed write), dropping the
             // slots and the results stops the reader and the workers, and the scope waits.
-            write_in_order(done_rx, slot_tx, progress, &mut write)
+            let totals = write_in_order(done_rx, slot_tx, progress, &mut write)?;
+            let scratches = workers
+                .into_iter()
+                .map(|w| {
+                    w.join()
+                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+                })
+                .collect();
+            Ok((totals, scratches))
         })
     }
 }
@@ -204,7 +233,8 @@ fn encode<S, W, F>(
     done: std::sync::mpsc::Sender<Done>,
     f: &W,
     finish: &F,
-) where
+) -> S
+where
     S: Default,
     W: Fn(Record<'_>, &mut S, &mut Chunk) -> CliResult,
     F: Fn(&mut Chunk),
@@ -214,7 +244,7 @@ fn encode<S, W, F>(
         // The lock is held only while waiting for the next block: once per block, not per text.
         let next = work.lock().unwrap_or_else(PoisonError::into_inner).recv();
         let Ok((seq, batch, mut chunk)) = next else {
-            return;
+            return scratch;
         };
         let mut records = 0;
         let encoded = batch.records().try_for_each(|record| {
@@ -234,7 +264,7 @@ fn encode<S, W, F>(
             }
         });
         if done.send(Done { seq, result }).is_err() {
-            return;
+            return scratch;
         }
     }
 }

@@ -20,6 +20,7 @@ pub mod npy;
 pub mod output;
 pub mod progress;
 pub mod report;
+pub mod train;
 
 use std::fmt::Display;
 

@@ -17,6 +17,21 @@ impl Progress {
     /// A bar for an input of `len` bytes (unknown for stdin); `wanted` is `--progress` (`Some(true)`),
     /// `--no-progress` (`Some(false)`) or neither.
     pub fn new(wanted: Option<bool>, len: Option<u64>) -> Progress {
+        let style = match len {
+            Some(_) => "{bytes}/{total_bytes} [{wide_bar}] {bytes_per_sec}, {eta} left",
+            None => "{spinner} {bytes} read, {bytes_per_sec}",
+        };
+        Progress::with_style(wanted, len, style)
+    }
+
+    /// A bar counting `len` steps of some work (`what`: "merges"), on the same terms as
+    /// [`Progress::new`].
+    pub fn steps(wanted: Option<bool>, len: u64, what: &str) -> Progress {
+        let style = format!("{{pos}}/{{len}} {what} [{{wide_bar}}] {{per_sec}}, {{eta}} left");
+        Progress::with_style(wanted, Some(len), &style)
+    }
+
+    fn with_style(wanted: Option<bool>, len: Option<u64>, style: &str) -> Progress {
         let terminal = std::io::stderr().is_terminal();
         if !wanted.unwrap_or(terminal) {
             return Progress {
@@ -29,18 +44,11 @@ impl Progress {
         } else {
             ProgressDrawTarget::term_like_with_hz(Box::new(PlainLines), 1)
         };
+        let style = ProgressStyle::with_template(style).expect("a valid template");
         let bar = match len {
-            Some(len) => ProgressBar::with_draw_target(Some(len), target).with_style(
-                ProgressStyle::with_template(
-                    "{bytes}/{total_bytes} [{wide_bar}] {bytes_per_sec}, {eta} left",
-                )
-                .expect("a valid template")
-                .progress_chars("=> "),
-            ),
-            None => ProgressBar::with_draw_target(None, target).with_style(
-                ProgressStyle::with_template("{spinner} {bytes} read, {bytes_per_sec}")
-                    .expect("a valid template"),
-            ),
+            Some(len) => ProgressBar::with_draw_target(Some(len), target)
+                .with_style(style.progress_chars("=> ")),
+            None => ProgressBar::with_draw_target(None, target).with_style(style),
         };
         if terminal {
             bar.enable_steady_tick(Duration::from_millis(200));
@@ -48,6 +56,13 @@ impl Progress {
         Progress {
             bar: Some(bar),
             terminal,
+        }
+    }
+
+    /// Sets the count of steps done (for [`Progress::steps`]).
+    pub fn set_position(&self, done: u64) {
+        if let Some(bar) = &self.bar {
+            bar.set_position(done);
         }
     }
 

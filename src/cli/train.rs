@@ -1,0 +1,218 @@
+//! `simdtok train-bpe`: trains a BPE model on the texts of one or more inputs and writes it as a
+//! `tokenizer.json` or a tiktoken rank file.
+//!
+//! The inputs are read as `encode` reads them (same formats, same errors naming file and line),
+//! on `encode`'s engine: worker threads cut their blocks' texts into words and count them, each
+//! into its own table, and the tables are added together at the end; only unique words and
+//! their counts are kept, so a corpus larger than memory is fine. The merges then run on one
+//! thread (see [`simdtok::train::greedy`]), the same for any `--threads`.
+
+use std::path::PathBuf;
+
+use clap::{Args, ValueEnum};
+use simdtok::kernels::{Kernels, TierRequest};
+use simdtok::train::{self, Counter, Counting, PreTokenizer, Settings, WordCounts};
+
+use super::args::{InputArgs, InputFormat, OutputArgs, RunArgs};
+use super::driver::{BLOCK_BYTES, Workers};
+use super::output::Output;
+use super::progress::Progress;
+use super::{CliResult, Failure, input};
+
+/// The pre-tokenizers, by their command-line names.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum PreTokenizerArg {
+    /// Byte-level, GPT-2's split.
+    Gpt2,
+    /// Byte-level, cl100k's split (Llama 3, gpt-3.5/4).
+    Cl100k,
+    /// Byte-level, o200k's split (gpt-4o).
+    O200k,
+    /// Hugging Face's `Whitespace` (`\w+|[^\w\s]+`), over characters.
+    Whitespace,
+}
+
+impl From<PreTokenizerArg> for PreTokenizer {
+    fn from(arg: PreTokenizerArg) -> PreTokenizer {
+        match arg {
+            PreTokenizerArg::Gpt2 => PreTokenizer::Gpt2,
+            PreTokenizerArg::Cl100k => PreTokenizer::Cl100k,
+            PreTokenizerArg::O200k => PreTokenizer::O200k,
+            PreTokenizerArg::Whitespace => PreTokenizer::Whitespace,
+        }
+    }
+}
+
+/// How pairs are counted.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum CountingArg {
+    /// Every adjacent pair (`aaa` holds two `aa`), as `tokenizers`, `sentencepiece` and
+    /// tiktoken's trainer count.
+    Windows,
+    /// A run of k equal symbols holds ⌊k/2⌋ pairs (the paper's count, YouTokenToMe's).
+    NonOverlapping,
+}
+
+/// The output formats.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum TrainFormat {
+    /// A Hugging Face `tokenizer.json`.
+    #[value(name = "tokenizer.json")]
+    TokenizerJson,
+    /// A tiktoken rank file (byte-level pre-tokenizers only).
+    Tiktoken,
+}
+
+/// The options of `train-bpe`.
+#[derive(Args, Debug)]
+pub struct TrainArgs {
+    /// An input file (`-` for stdin); repeat for several, read in order.
+    #[arg(long, value_name = "PATH", required = true)]
+    input: Vec<PathBuf>,
+    /// How texts are laid out in the inputs.
+    #[arg(long, value_enum, default_value_t = InputFormat::Lines, value_name = "FORMAT")]
+    input_format: InputFormat,
+    /// The field holding the text in `--input-format jsonl` (default `text`).
+    #[arg(long, value_name = "NAME")]
+    field: Option<String>,
+    /// The vocabulary size: special tokens, alphabet and merged tokens.
+    #[arg(long, value_name = "N")]
+    vocab_size: usize,
+    /// Stop when the most frequent pair occurs fewer times than this.
+    #[arg(long, default_value_t = 0, value_name = "F")]
+    min_frequency: u64,
+    /// A special token (ids from 0, in the order given); repeat for several. Taken out of the
+    /// texts before they are cut into words, so never merged with or inside.
+    #[arg(long = "special-token", value_name = "TOKEN")]
+    special_tokens: Vec<String>,
+    /// How texts are cut into words.
+    #[arg(long, value_enum, default_value_t = PreTokenizerArg::Cl100k, value_name = "NAME")]
+    pre_tokenizer: PreTokenizerArg,
+    /// A merge forms a pair only if it covers fewer characters than this (as `tokenizers`'
+    /// `max_token_length`).
+    #[arg(long, value_name = "L")]
+    max_token_length: Option<usize>,
+    /// How pairs are counted.
+    #[arg(long, value_enum, default_value_t = CountingArg::Windows, value_name = "MODE")]
+    counting: CountingArg,
+    /// The output's format.
+    #[arg(long, value_enum, default_value_t = TrainFormat::TokenizerJson, value_name = "FORMAT")]
+    format: TrainFormat,
+    /// Force a SIMD tier for the pre-tokenizer (scalar, sse4.2, avx2, neon or auto).
+    #[arg(long, value_name = "TIER")]
+    tier: Option<TierRequest>,
+    #[command(flatten)]
+    output: OutputArgs,
+    #[command(flatten)]
+    run: RunArgs,
+}
+
+/// Runs `train-bpe`.
+pub fn run(args: TrainArgs) -> CliResult {
+    if args.output.output.is_none() {
+        return Err(Failure::usage(
+            "train-bpe needs --output PATH (`-` for stdout)",
+        ));
+    }
+    let pre_tokenizer: PreTokenizer = args.pre_tokenizer.into();
+    if matches!(args.format, TrainFormat::Tiktoken) && !pre_tokenizer.byte_level() {
+        return Err(Failure::usage(train::TrainError::NotByteLevel));
+    }
+    if args.special_tokens.iter().any(String::is_empty) {
+        return Err(Failure::usage(train::TrainError::EmptySpecial));
+    }
+    let kernels = match args.tier {
+        Some(tier) => Kernels::request(tier).map_err(|e| Failure::usage(format!("--tier: {e}"))),
+        None => Kernels::active().map_err(Failure::runtime),
+    }?;
+    let counts = count_words(&args, pre_tokenizer, kernels)?;
+    let settings = Settings {
+        vocab_size: args.vocab_size,
+        min_frequency: args.min_frequency,
+        max_token_length: args.max_token_length,
+        counting: match args.counting {
+            CountingArg::Windows => Counting::Windows,
+            CountingArg::NonOverlapping => Counting::NonOverlapping,
+        },
+    };
+    // Merges are counted against the vocabulary size: the bar ends early when the corpus runs
+    // out of pairs or `--min-frequency` stops training.
+    let progress = Progress::steps(
+        args.run.progress(),
+        args.vocab_size as u64,
+        "merges (at most)",
+    );
+    let model = train::train(
+        &counts,
+        pre_tokenizer,
+        &args.special_tokens,
+        &settings,
+        &mut |merges| {
+            if merges % 64 == 0 {
+                progress.set_position(merges as u64)
+            }
+        },
+    );
+    progress.finish();
+    let model = model.map_err(Failure::runtime)?;
+    let text = match args.format {
+        TrainFormat::TokenizerJson => model.tokenizer_json() + "\n",
+        TrainFormat::Tiktoken => model.tiktoken().map_err(Failure::runtime)?,
+    };
+    let mut out = Output::create(&args.output.output)?;
+    out.write_all(text.as_bytes())?;
+    out.finish()?;
+    eprintln!(
+        "trained: {} tokens ({} merges) from {} unique words",
+        model.trained.tokens.len(),
+        model.trained.merges.len(),
+        counts.len()
+    );
+    Ok(())
+}
+
+/// Reads every input and counts its words, on every worker thread.
+fn count_words(
+    args: &TrainArgs,
+    pre_tokenizer: PreTokenizer,
+    kernels: &'static Kernels,
+) -> CliResult<WordCounts> {
+    let workers = Workers::new(args.run.threads)?;
+    let mut inputs = Vec::with_capacity(args.input.len());
+    for path in &args.input {
+        let input_args = InputArgs {
+            input: Some(path.clone()),
+            input_format: args.input_format,
+            field: args.field.clone(),
+        };
+        inputs.push(input::open(&input_args, BLOCK_BYTES, None)?);
+    }
+    let total = inputs
+        .iter()
+        .map(|(source, _)| source.len)
+        .sum::<Option<u64>>();
+    let progress = Progress::new(args.run.progress(), total);
+    let mut counts = WordCounts::new(kernels);
+    for (source, reader) in inputs {
+        let (_, counters) = workers.run_keeping(
+            reader,
+            &progress,
+            |record, counter: &mut Option<Counter>, _chunk| {
+                let text = source.text(record)?;
+                counter
+                    .get_or_insert_with(|| {
+                        Counter::new(pre_tokenizer, &args.special_tokens, kernels)
+                    })
+                    .add(&text);
+                Ok(())
+            },
+            |_| {},
+            |_, _| Ok(()),
+        )?;
+        for counter in counters.into_iter().flatten() {
+            counts.absorb(counter.into_counts());
+        }
+    }
+    progress.finish();
+    Ok(counts)
+}
