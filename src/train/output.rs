@@ -75,39 +75,62 @@ impl Model {
             ),
             None => (json!({"type": "Whitespace"}), Value::Null),
         };
-        let vocab: serde_json::Map<String, Value> = tokens
-            .iter()
-            .enumerate()
-            .map(|(id, t)| (t.clone(), json!(id)))
-            .collect();
-        let merges: Vec<Value> = self
-            .saved_merges()
-            .into_iter()
-            .map(|(l, r)| json!([tokens[l as usize], tokens[r as usize]]))
-            .collect();
-        let file = json!({
-            "version": "1.0",
-            "truncation": null,
-            "padding": null,
-            "added_tokens": added,
-            "normalizer": null,
-            "pre_tokenizer": pre_tokenizer,
-            "post_processor": null,
-            "decoder": decoder,
-            "model": {
-                "type": "BPE",
-                "dropout": null,
-                "unk_token": null,
-                "continuing_subword_prefix": null,
-                "end_of_word_suffix": null,
-                "fuse_unk": false,
-                "byte_fallback": false,
-                "ignore_merges": false,
-                "vocab": vocab,
-                "merges": merges,
-            },
-        });
-        serde_json::to_string_pretty(&file).expect("JSON values always serialize")
+        // Written by hand around the small parts (serde_json's pretty printer, re-indented):
+        // a `Value` of 200 000 entries costs more than the training of a small corpus.
+        let part = |value: &Value, depth: usize| -> String {
+            let text = serde_json::to_string_pretty(value).expect("JSON values always serialize");
+            text.replace('\n', &format!("\n{}", "  ".repeat(depth)))
+        };
+        let string = |s: &str| serde_json::to_string(s).expect("strings always serialize");
+        let mut out = String::with_capacity(64 * tokens.len());
+        out.push_str("{\n  \"version\": \"1.0\",\n  \"truncation\": null,\n  \"padding\": null,\n");
+        out.push_str(&format!(
+            "  \"added_tokens\": {},\n",
+            part(&Value::Array(added), 1)
+        ));
+        out.push_str("  \"normalizer\": null,\n");
+        out.push_str(&format!(
+            "  \"pre_tokenizer\": {},\n",
+            part(&pre_tokenizer, 1)
+        ));
+        out.push_str("  \"post_processor\": null,\n");
+        out.push_str(&format!("  \"decoder\": {},\n", part(&decoder, 1)));
+        out.push_str(concat!(
+            "  \"model\": {\n",
+            "    \"type\": \"BPE\",\n",
+            "    \"dropout\": null,\n",
+            "    \"unk_token\": null,\n",
+            "    \"continuing_subword_prefix\": null,\n",
+            "    \"end_of_word_suffix\": null,\n",
+            "    \"fuse_unk\": false,\n",
+            "    \"byte_fallback\": false,\n",
+            "    \"ignore_merges\": false,\n",
+            "    \"vocab\": {",
+        ));
+        let mut id = itoa::Buffer::new();
+        for (i, token) in tokens.iter().enumerate() {
+            out.push_str(if i == 0 { "\n      " } else { ",\n      " });
+            out.push_str(&string(token));
+            out.push_str(": ");
+            out.push_str(id.format(i));
+        }
+        out.push_str(if tokens.is_empty() { "}," } else { "\n    }," });
+        out.push_str("\n    \"merges\": [");
+        let merges = self.saved_merges();
+        for (i, &(l, r)) in merges.iter().enumerate() {
+            out.push_str(if i == 0 {
+                "\n      [\n        "
+            } else {
+                ",\n      [\n        "
+            });
+            out.push_str(&string(&tokens[l as usize]));
+            out.push_str(",\n        ");
+            out.push_str(&string(&tokens[r as usize]));
+            out.push_str("\n      ]");
+        }
+        out.push_str(if merges.is_empty() { "]" } else { "\n    ]" });
+        out.push_str("\n  }\n}");
+        out
     }
 
     /// A tiktoken rank file: `base64(token bytes) rank` per line, rank = id, for every token
