@@ -140,6 +140,44 @@ fn lines_jsonl_and_several_inputs_give_the_same_model() {
 }
 
 #[test]
+fn a_raw_input_read_in_parts_gives_the_whole_texts_model() {
+    // 3 MB: read in parts, cut after line ends before letters; the model must be the one of
+    // the text counted whole.
+    let dir = tempfile::tempdir().unwrap();
+    let kjv = std::fs::read_to_string(KJV).unwrap();
+    let text = kjv.repeat(3_000_000 / kjv.len() + 1);
+    let raw = temp_file(dir.path(), "raw.txt", text.as_bytes());
+    let got = train_ok(&[
+        "--input",
+        raw.to_str().unwrap(),
+        "--input-format",
+        "raw",
+        "--vocab-size",
+        "1000",
+        "--output",
+        "-",
+    ]);
+    let kernels = simdtok::kernels::Kernels::active().unwrap();
+    let mut counter = Counter::new(PreTokenizer::Cl100k, &[], kernels);
+    counter.add(&text);
+    let settings = Settings {
+        vocab_size: 1000,
+        min_frequency: 0,
+        max_token_length: None,
+        counting: train::Counting::Windows,
+    };
+    let model = train::train(
+        &counter.into_counts(),
+        PreTokenizer::Cl100k,
+        &[],
+        &settings,
+        &mut |_| {},
+    )
+    .unwrap();
+    assert!(got == (model.tokenizer_json() + "\n").into_bytes());
+}
+
+#[test]
 fn written_files_load_and_round_trip() {
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("trained.json");

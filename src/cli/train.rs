@@ -171,6 +171,31 @@ pub fn run(args: TrainArgs) -> CliResult {
     Ok(())
 }
 
+/// Where a `raw` input may be cut so that its parts are counted apart with the same words:
+/// after a line end that a letter follows. In every pre-tokenizer a line end ends a whitespace
+/// piece there and no piece takes a line end before a letter (cl100k's and o200k's letter
+/// pieces take one leading character that is not a line end; GPT-2's, a space), so the pieces
+/// on both sides are the whole text's. No cuts when a special token holds a line end.
+fn raw_cut(specials: &[String]) -> Option<input::RawCut> {
+    if specials.iter().any(|s| s.contains(['\n', '\r'])) {
+        return None;
+    }
+    Some(Box::new(|text: &[u8], from: usize| {
+        let mut end = text.len();
+        while let Some(newline) = memchr::memrchr(b'\n', &text[..end]) {
+            let cut = newline + 1;
+            if cut < from {
+                return None;
+            }
+            if text.get(cut).is_some_and(u8::is_ascii_alphabetic) {
+                return Some(cut);
+            }
+            end = newline;
+        }
+        None
+    }))
+}
+
 /// Reads every input and counts its words, on every worker thread.
 fn count_words(
     args: &TrainArgs,
@@ -185,7 +210,11 @@ fn count_words(
             input_format: args.input_format,
             field: args.field.clone(),
         };
-        inputs.push(input::open(&input_args, BLOCK_BYTES, None)?);
+        inputs.push(input::open(
+            &input_args,
+            BLOCK_BYTES,
+            raw_cut(&args.special_tokens),
+        )?);
     }
     let total = inputs
         .iter()
