@@ -51,6 +51,9 @@ use super::Counting;
 /// No symbol (list ends), and the symbol of a position absorbed by a merge.
 const NONE: u32 = u32::MAX;
 
+/// The arena is compacted only when it holds at least this many dead positions.
+const COMPACT_FROM: usize = 1 << 22;
+
 /// What to train.
 #[derive(Clone, Debug)]
 pub struct Settings {
@@ -149,6 +152,8 @@ struct Trainer {
     entries: Vec<Entry>,
     /// The entries' positions, end to end.
     arena: Vec<u32>,
+    /// Positions of merged entries in `arena`.
+    garbage: usize,
     heap: BinaryHeap<Item>,
     max_len: u64,
     counting: Counting,
@@ -171,13 +176,28 @@ pub fn train(
     settings: &Settings,
     on_merge: OnMerge<'_>,
 ) -> Trained {
+    let symbols = words.iter().map(|(w, _)| w.len()).sum();
+    let words = words.iter().map(|(w, n)| (w.iter().copied(), *n));
+    train_words(initial, words, symbols, settings, on_merge)
+}
+
+/// [`train`] on words given one by one (so that they need not all be held as lists of ids
+/// first); `symbols` is how many symbols they hold in all (an estimate does: it sizes the
+/// arrays).
+pub fn train_words<W: IntoIterator<Item = u32>>(
+    initial: Vec<(String, u32)>,
+    words: impl IntoIterator<Item = (W, u64)>,
+    symbols: usize,
+    settings: &Settings,
+    on_merge: OnMerge<'_>,
+) -> Trained {
     let (mut tokens, token_len): (Vec<String>, Vec<u32>) = initial.into_iter().unzip();
     let mut ids: HashMap<String, u32> = tokens
         .iter()
         .enumerate()
         .map(|(i, t)| (t.clone(), i as u32))
         .collect();
-    let mut trainer = Trainer::new(words, token_len, settings);
+    let mut trainer = Trainer::new(words, symbols, token_len, settings);
     let mut merges = Vec::new();
     while tokens.len() < settings.vocab_size {
         let Some(mut top) = trainer.heap.pop() else {
@@ -223,72 +243,85 @@ pub fn train(
 }
 
 impl Trainer {
-    fn new(words: &[(Vec<u32>, u64)], token_len: Vec<u32>, settings: &Settings) -> Trainer {
-        let total: usize = words.iter().map(|(w, _)| w.len()).sum();
+    /// The trainer over `words` (their symbols and counts; `symbols`: how many symbols they
+    /// hold in all, or an estimate).
+    fn new<W: IntoIterator<Item = u32>>(
+        words: impl IntoIterator<Item = (W, u64)>,
+        symbols: usize,
+        token_len: Vec<u32>,
+        settings: &Settings,
+    ) -> Trainer {
         let mut t = Trainer {
-            sym: Vec::with_capacity(total),
-            prev: Vec::with_capacity(total),
-            next: Vec::with_capacity(total),
-            word_of: Vec::with_capacity(total),
-            word_counts: Vec::with_capacity(words.len()),
+            sym: Vec::with_capacity(symbols),
+            prev: Vec::with_capacity(symbols),
+            next: Vec::with_capacity(symbols),
+            word_of: Vec::with_capacity(symbols),
+            word_counts: Vec::new(),
             token_len,
             pair_ids: HashMap::default(),
             pairs: Vec::new(),
             entries: Vec::new(),
             arena: Vec::new(),
+            garbage: 0,
             heap: BinaryHeap::new(),
             max_len: settings.max_token_length.map_or(u64::MAX, |l| l as u64),
             counting: settings.counting,
             formed: Vec::new(),
             gathered: Vec::new(),
         };
-        // Every adjacency, tagged with its pair, in text order.
-        let mut adjacent: Vec<(u32, u32)> = Vec::with_capacity(total);
-        for (w, (symbols, count)) in words.iter().enumerate() {
+        // The symbols, linked, and the number of adjacencies of each pair.
+        let mut adjacencies: Vec<usize> = Vec::new();
+        for (w, (word, count)) in words.into_iter().enumerate() {
             let base = t.sym.len() as u32;
-            for (i, &s) in symbols.iter().enumerate() {
-                let i = i as u32;
+            for s in word {
+                let pos = t.sym.len() as u32;
                 t.sym.push(s);
-                t.prev.push(if i == 0 { NONE } else { base + i - 1 });
-                t.next.push(if i as usize + 1 == symbols.len() {
-                    NONE
-                } else {
-                    base + i + 1
-                });
+                t.next.push(NONE);
                 t.word_of.push(w as u32);
-            }
-            t.word_counts.push(*count);
-            for i in 1..symbols.len() {
-                let pair = t.pair(symbols[i - 1], symbols[i]);
-                adjacent.push((pair, base + i as u32 - 1));
-            }
-            match t.counting {
-                Counting::Windows => {
-                    for i in 1..symbols.len() {
-                        let pair = t.pair(symbols[i - 1], symbols[i]);
-                        t.pairs[pair as usize].count += *count as i64;
-                    }
+                if pos == base {
+                    t.prev.push(NONE);
+                    continue;
                 }
-                Counting::NonOverlapping => {
-                    let n = symbols.len() as u32;
-                    if n > 0 {
-                        t.recount(base, base + n - 1, *count as i64);
-                    }
+                t.prev.push(pos - 1);
+                t.next[pos as usize - 1] = pos;
+                let pair = t.pair(t.sym[pos as usize - 1], s) as usize;
+                if pair == adjacencies.len() {
+                    adjacencies.push(0);
                 }
+                adjacencies[pair] += 1;
+                if t.counting == Counting::Windows {
+                    t.pairs[pair].count += count as i64;
+                }
+            }
+            t.word_counts.push(count);
+            let end = t.sym.len() as u32;
+            if t.counting == Counting::NonOverlapping && end > base {
+                t.recount(base, end - 1, count as i64);
             }
         }
-        // One entry per pair with all its positions, in text order (a stable sort by pair).
-        adjacent.sort_by_key(|&(pair, _)| pair);
-        t.arena = adjacent.iter().map(|&(_, pos)| pos).collect();
-        let mut start = 0;
-        while start < adjacent.len() {
-            let pair = adjacent[start].0;
-            let mut end = start;
-            while end < adjacent.len() && adjacent[end].0 == pair {
-                end += 1;
+        // One entry per pair with all its positions in text order: the positions are placed by
+        // pair (a counting sort; no list of (pair, position) is ever held).
+        adjacencies.resize(t.pairs.len(), 0);
+        let mut starts = Vec::with_capacity(adjacencies.len());
+        let mut total = 0;
+        for &n in &adjacencies {
+            starts.push(total);
+            total += n;
+        }
+        t.arena = vec![0; total];
+        let mut fill = starts.clone();
+        for pos in 0..t.sym.len() {
+            let next = t.next[pos];
+            if next != NONE {
+                let pair = t.pair_ids[&key(t.sym[pos], t.sym[next as usize])] as usize;
+                t.arena[fill[pair]] = pos as u32;
+                fill[pair] += 1;
             }
-            t.add_entry(pair, start, end - start);
-            start = end;
+        }
+        for (pair, (&start, &n)) in starts.iter().zip(&adjacencies).enumerate() {
+            if n > 0 {
+                t.add_entry(pair as u32, start, n);
+            }
         }
         t
     }
@@ -360,8 +393,7 @@ impl Trainer {
             self.gather(entry);
             None
         } else {
-            self.entries[entry as usize].live = false;
-            self.pairs[e.pair as usize].live -= 1;
+            self.retire(entry);
             Some((e.start, e.len))
         };
         match self.counting {
@@ -414,21 +446,42 @@ impl Trainer {
         }
         self.gathered.sort_unstable();
         self.gathered.dedup();
-        let state = &mut self.pairs[e.pair as usize];
         if self.counting == Counting::Windows {
-            self.entries[entry as usize].live = false;
-            state.live -= 1;
+            self.retire(entry);
         } else {
-            let mut at = state.newest;
+            let mut at = self.pairs[e.pair as usize].newest;
             while at != NONE {
-                let other = &mut self.entries[at as usize];
-                if other.live {
-                    other.live = false;
-                    state.live -= 1;
+                if self.entries[at as usize].live {
+                    self.retire(at);
                 }
-                at = other.older;
+                at = self.entries[at as usize].older;
             }
         }
+    }
+
+    /// Marks `entry` merged: its positions become garbage in the arena.
+    fn retire(&mut self, entry: u32) {
+        let e = &mut self.entries[entry as usize];
+        e.live = false;
+        self.pairs[e.pair as usize].live -= 1;
+        self.garbage += e.len;
+    }
+
+    /// Moves the positions of the live entries to a new arena, when merged entries hold more
+    /// than half of it (and enough to be worth a pass): the arena's memory stays within twice
+    /// the live positions, and each position is moved O(1) times on average.
+    fn compact(&mut self) {
+        if self.garbage < COMPACT_FROM || self.garbage < self.arena.len() / 2 {
+            return;
+        }
+        let mut arena = Vec::with_capacity(self.arena.len() - self.garbage);
+        for e in self.entries.iter_mut().filter(|e| e.live) {
+            let start = arena.len();
+            arena.extend_from_slice(&self.arena[e.start..e.start + e.len]);
+            e.start = start;
+        }
+        self.arena = arena;
+        self.garbage = 0;
     }
 
     /// Adds `delta` occurrences' worth to the count of (left, right).
@@ -639,6 +692,7 @@ impl Trainer {
         if self.formed.is_empty() {
             return;
         }
+        self.compact();
         let mut formed = std::mem::take(&mut self.formed);
         // Stable: the positions of one pair stay in the order they were formed (text order).
         formed.sort_by_key(|&(pair, _)| pair);

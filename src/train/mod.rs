@@ -121,26 +121,27 @@ pub fn train(
             needed: initial.len(),
         });
     }
-    // Sorted by bytes, so that nothing depends on the order the threads counted in.
-    let words: Vec<(Vec<u32>, u64)> = if pre_tokenizer.byte_level() {
+    // Sorted by bytes, so that nothing depends on the order the threads counted in; turned
+    // into ids one at a time as the trainer takes them.
+    let words = counts.sorted();
+    let trained = if pre_tokenizer.byte_level() {
         let table = byte_level_alphabet();
         let byte_ids: Vec<u32> = table.iter().map(|c| char_ids[c]).collect();
-        counts
-            .sorted()
-            .into_iter()
-            .map(|(w, n)| (w.iter().map(|&b| byte_ids[b as usize]).collect(), n))
-            .collect()
+        let symbols = words.iter().map(|(w, _)| w.len()).sum();
+        let words = words
+            .iter()
+            .map(|&(w, n)| (w.iter().map(|&b| byte_ids[b as usize]), n));
+        greedy::train_words(initial, words, symbols, settings, on_merge)
     } else {
-        counts
-            .sorted()
-            .into_iter()
-            .map(|(w, n)| {
-                let text = std::str::from_utf8(w).expect("words are UTF-8");
-                (text.chars().map(|c| char_ids[&c]).collect(), n)
-            })
-            .collect()
+        fn text(w: &[u8]) -> &str {
+            std::str::from_utf8(w).expect("words are UTF-8")
+        }
+        let symbols = words.iter().map(|(w, _)| text(w).chars().count()).sum();
+        let words = words
+            .iter()
+            .map(|&(w, n)| (text(w).chars().map(|c| char_ids[&c]), n));
+        greedy::train_words(initial, words, symbols, settings, on_merge)
     };
-    let trained = greedy::train(initial, &words, settings, on_merge);
     Ok(Model {
         pre_tokenizer,
         specials,
