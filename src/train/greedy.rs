@@ -42,6 +42,7 @@
 //! and a merge is applied wherever the pair occurs.
 
 use std::cmp::Ordering;
+use std::collections::binary_heap::PeekMut;
 use std::collections::{BinaryHeap, HashMap};
 
 use crate::models::merges_bpe::PairHash;
@@ -200,21 +201,24 @@ pub fn train_words<W: IntoIterator<Item = u32>>(
     let mut trainer = Trainer::new(words, symbols, token_len, settings);
     let mut merges = Vec::new();
     while tokens.len() < settings.vocab_size {
-        let Some(mut top) = trainer.heap.pop() else {
+        let Some(mut peek) = trainer.heap.peek_mut() else {
             break;
         };
-        let entry = trainer.entries[top.entry as usize];
+        let entry = trainer.entries[peek.entry as usize];
         if !entry.live {
+            PeekMut::pop(peek);
             continue;
         }
         // The reference reads the count back as `i32 as u64`: a negative count (possible only
         // for a pair already merged) becomes huge and comes up at once, there and here.
         let current = trainer.pairs[entry.pair as usize].count as u64;
-        if top.count != current {
-            top.count = current;
-            trainer.heap.push(top);
+        if peek.count != current {
+            // Pushed back with the current count: changed in place, it sinks when `peek` goes
+            // (one pass down the heap instead of a pop and a push).
+            peek.count = current;
             continue;
         }
+        let top = PeekMut::pop(peek);
         if top.count < 1 || settings.min_frequency > top.count {
             break;
         }
