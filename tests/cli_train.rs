@@ -383,3 +383,51 @@ fn a_long_text_without_whitespace_trains_in_linear_time() {
         assert_eq!(model.trained.tokens.len(), 2000, "{counting:?}");
     }
 }
+
+#[test]
+fn exact_prints_the_optimal_and_the_greedy_utility_and_refuses_large_inputs() {
+    let tiny = "abababcabab\nbcbcbcab\n";
+    let out = simdtok(
+        &[
+            "train-bpe",
+            "--exact",
+            "--merges",
+            "4",
+            "--input",
+            "-",
+            "--pre-tokenizer",
+            "whitespace",
+        ],
+        tiny.as_bytes(),
+    );
+    assert!(out.status.success(), "stderr: {}", stderr(&out));
+    let report = String::from_utf8(out.stdout).unwrap();
+    // The figures printed are the library's on the same words (a, b, c are ids 0, 1, 2).
+    let words = vec![
+        (vec![0, 1, 0, 1, 0, 1, 2, 0, 1, 0, 1], 1),
+        (vec![1, 2, 1, 2, 1, 2, 0, 1], 1),
+    ];
+    let want = train::exact::compare(
+        &words,
+        3,
+        4,
+        train::Counting::Windows,
+        &train::exact::Limits::default(),
+    )
+    .unwrap();
+    assert!(
+        report.contains(&format!("optimal utility: {} ", want.optimal.utility)),
+        "{report}"
+    );
+    assert!(
+        report.contains(&format!("greedy utility:  {} ", want.greedy.utility)),
+        "{report}"
+    );
+    train_fails(
+        &["--exact", "--merges", "4", "--input", KJV],
+        b"",
+        1,
+        &["at most 64 symbols"],
+    );
+    train_fails(&["--exact", "--input", KJV], b"", 2, &["--merges"]);
+}

@@ -76,8 +76,20 @@ pub struct TrainArgs {
     #[arg(long, value_name = "NAME")]
     field: Option<String>,
     /// The vocabulary size: special tokens, alphabet and merged tokens.
-    #[arg(long, value_name = "N")]
-    vocab_size: usize,
+    #[arg(long, value_name = "N", required_unless_present = "exact")]
+    vocab_size: Option<usize>,
+    /// Instead of training: search the optimal sequence of at most `--merges` merges of a tiny
+    /// input (Zouhar et al.'s exact search) and print its compression utility next to the
+    /// greedy sequence's.
+    #[arg(
+        long,
+        requires = "merges",
+        conflicts_with_all = ["vocab_size", "format", "min_frequency", "max_token_length", "special_tokens"]
+    )]
+    exact: bool,
+    /// With `--exact`: the most merges.
+    #[arg(long, value_name = "M", requires = "exact")]
+    merges: Option<usize>,
     /// Stop when the most frequent pair occurs fewer times than this.
     #[arg(long, default_value_t = 0, value_name = "F")]
     min_frequency: u64,
@@ -109,6 +121,12 @@ pub struct TrainArgs {
 
 /// Runs `train-bpe`.
 pub fn run(args: TrainArgs) -> CliResult {
+    if args.exact {
+        return run_exact(&args);
+    }
+    let Some(vocab_size) = args.vocab_size else {
+        return Err(Failure::usage("train-bpe needs --vocab-size N"));
+    };
     if args.output.output.is_none() {
         return Err(Failure::usage(
             "train-bpe needs --output PATH (`-` for stdout)",
@@ -127,7 +145,7 @@ pub fn run(args: TrainArgs) -> CliResult {
     }?;
     let counts = count_words(&args, pre_tokenizer, kernels)?;
     let settings = Settings {
-        vocab_size: args.vocab_size,
+        vocab_size,
         min_frequency: args.min_frequency,
         max_token_length: args.max_token_length,
         counting: match args.counting {
@@ -139,7 +157,7 @@ pub fn run(args: TrainArgs) -> CliResult {
     // out of pairs or `--min-frequency` stops training.
     let progress = Progress::steps(
         args.run.progress(),
-        args.vocab_size as u64,
+        vocab_size as u64,
         "merges (at most)",
     );
     let model = train::train(
@@ -169,6 +187,96 @@ pub fn run(args: TrainArgs) -> CliResult {
         counts.len()
     );
     Ok(())
+}
+
+/// `--exact`: the optimal and the greedy merge sequences of a tiny input, as text.
+fn run_exact(args: &TrainArgs) -> CliResult {
+    let pre_tokenizer: PreTokenizer = args.pre_tokenizer.into();
+    let kernels = Kernels::active().map_err(Failure::runtime)?;
+    let counts = count_words(args, pre_tokenizer, kernels)?;
+    if counts.is_empty() {
+        return Err(Failure::runtime(train::TrainError::EmptyCorpus));
+    }
+    // The alphabet: the symbols seen (bytes for a byte-level pre-tokenizer, characters
+    // otherwise), in order; the search's ids are their ranks.
+    let words = counts.sorted();
+    let symbols = |w: &[u8]| -> Vec<String> {
+        if pre_tokenizer.byte_level() {
+            let table = simdtok::load::tiktoken::byte_level_alphabet();
+            w.iter().map(|&b| table[b as usize].to_string()).collect()
+        } else {
+            let text = std::str::from_utf8(w).expect("words are UTF-8");
+            text.chars().map(String::from).collect()
+        }
+    };
+    let alphabet: std::collections::BTreeSet<String> =
+        words.iter().flat_map(|&(w, _)| symbols(w)).collect();
+    let mut tokens: Vec<String> = alphabet.iter().cloned().collect();
+    let id = |s: &String| tokens.binary_search(s).expect("in the alphabet") as u32;
+    let ids: Vec<(Vec<u32>, u64)> = words
+        .iter()
+        .map(|&(w, n)| (symbols(w).iter().map(id).collect(), n))
+        .collect();
+    let counting = match args.counting {
+        CountingArg::Windows => Counting::Windows,
+        CountingArg::NonOverlapping => Counting::NonOverlapping,
+    };
+    let merges = args.merges.expect("clap requires --merges with --exact");
+    let alphabet_len = tokens.len() as u32;
+    let result = train::exact::compare(
+        &ids,
+        alphabet_len,
+        merges,
+        counting,
+        &train::exact::Limits::default(),
+    )
+    .map_err(Failure::runtime)?;
+    // New tokens' strings, in the optimal sequence's numbering, then the greedy one's.
+    let spell = |merges: &[(u32, u32)], tokens: &mut Vec<String>| -> Vec<String> {
+        tokens.truncate(alphabet_len as usize);
+        merges
+            .iter()
+            .map(|&(l, r)| {
+                let s = format!("{}{}", tokens[l as usize], tokens[r as usize]);
+                tokens.push(s.clone());
+                s
+            })
+            .collect()
+    };
+    let optimal = spell(&result.optimal.merges, &mut tokens);
+    let greedy = spell(&result.greedy.merges, &mut tokens);
+    let total: u64 = ids.iter().map(|(w, n)| w.len() as u64 * n).sum();
+    let gap = result.optimal.utility.saturating_sub(result.greedy.utility);
+    let quote = |list: &[String]| -> String {
+        list.iter()
+            .map(|s| serde_json::to_string(s).expect("strings serialize"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let report = format!(
+        "exact BPE search: {} distinct words, {total} symbols, alphabet of {alphabet_len}, at most {merges} merges\n\
+         optimal utility: {} (merges: {})\n\
+         greedy utility:  {} ({} counting; merges: {})\n\
+         greedy falls short by {gap} ({:.1} % of the optimal); states searched: {}\n",
+        ids.len(),
+        result.optimal.utility,
+        quote(&optimal),
+        result.greedy.utility,
+        match counting {
+            Counting::Windows => "windows",
+            Counting::NonOverlapping => "non-overlapping",
+        },
+        quote(&greedy),
+        if result.optimal.utility == 0 {
+            0.0
+        } else {
+            100.0 * gap as f64 / result.optimal.utility as f64
+        },
+        result.states_visited,
+    );
+    let mut out = Output::create(&args.output.output)?;
+    out.write_all(report.as_bytes())?;
+    out.finish()
 }
 
 /// Where a `raw` input may be cut so that its parts are counted apart with the same words:

@@ -230,7 +230,7 @@ mod tests {
             &["<s>", "<s><s>"],
             &["a<s>b<s><s>c<s", "<s>"],
         );
-        let want = [("<", 1), ("a", 1), ("b", 1), ("c", 1)];
+        let want = [("<", 1), ("a", 1), ("b", 1), ("c", 1), ("s", 1)];
         let want: Vec<(String, u64)> = want.iter().map(|&(w, n)| (w.to_string(), n)).collect();
         assert_eq!(got, want);
     }
