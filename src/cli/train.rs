@@ -155,11 +155,7 @@ pub fn run(args: TrainArgs) -> CliResult {
     };
     // Merges are counted against the vocabulary size: the bar ends early when the corpus runs
     // out of pairs or `--min-frequency` stops training.
-    let progress = Progress::steps(
-        args.run.progress(),
-        vocab_size as u64,
-        "merges (at most)",
-    );
+    let progress = Progress::steps(args.run.progress(), vocab_size as u64, "merges (at most)");
     let model = train::train(
         &counts,
         pre_tokenizer,
