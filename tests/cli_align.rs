@@ -3,44 +3,23 @@
 //! names the file and line of bad input; `--model` aligns a model's tokens with the text's
 //! words by byte offsets, which agrees with the diff-based alignment of the same strings.
 
-use std::io::Write;
+#[path = "common/cli.rs"]
+mod cli;
+
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
+
+use cli::{simdtok, stderr};
 
 use serde::Deserialize;
 use simdtok::Tokenizer;
 use simdtok::align::{get_alignments, spans};
-
-/// Runs `simdtok args...` with `stdin` as its standard input.
-fn simdtok(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_simdtok"))
-        .args(args)
-        .env_remove("SIMDTOK_TIER")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("simdtok runs");
-    let mut input = child.stdin.take().expect("a stdin pipe");
-    let stdin = stdin.to_vec();
-    // Written from another thread: a large input must not block against a full stdout pipe.
-    let feeder = std::thread::spawn(move || {
-        let _ = input.write_all(&stdin);
-    });
-    let out = child.wait_with_output().expect("simdtok finishes");
-    feeder.join().expect("the feeder thread");
-    out
-}
 
 /// `simdtok align --pairs - args...` on `stdin`.
 fn pairs(args: &[&str], stdin: &[u8]) -> Output {
     let mut all = vec!["align", "--pairs", "-"];
     all.extend_from_slice(args);
     simdtok(&all, stdin)
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
 /// The stdout of a successful run.

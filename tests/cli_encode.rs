@@ -2,36 +2,19 @@
 //! every input and output format, ordering across threads, atomic output files, and loud failures
 //! with the line that caused them.
 
-use std::io::Write;
+#[path = "common/cli.rs"]
+mod cli;
+
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
+
+use cli::{simdtok, stderr};
 
 fn model() -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/data/sentencepiece/botchan_en_unigram_1000.model")
         .display()
         .to_string()
-}
-
-/// Runs `simdtok args...` with `stdin` as its standard input.
-fn simdtok(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_simdtok"))
-        .args(args)
-        .env_remove("SIMDTOK_TIER")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("simdtok runs");
-    let mut input = child.stdin.take().expect("a stdin pipe");
-    let stdin = stdin.to_vec();
-    // Written from another thread: a large input must not block against a full stdout pipe.
-    let feeder = std::thread::spawn(move || {
-        let _ = input.write_all(&stdin);
-    });
-    let out = child.wait_with_output().expect("simdtok finishes");
-    feeder.join().expect("the feeder thread");
-    out
 }
 
 /// Runs `simdtok <command> --model M args...`.
@@ -44,10 +27,6 @@ fn with_model(command: &str, args: &[&str], stdin: &[u8]) -> Output {
 
 fn encode(args: &[&str], stdin: &[u8]) -> Output {
     with_model("encode", args, stdin)
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
 /// The stdout of a successful run.

@@ -2,38 +2,17 @@
 //! any number of threads and however the texts are laid out, files that simdtok loads back,
 //! special tokens kept out of the words, and clear errors naming file and line for bad input.
 
-use std::io::Write;
+#[path = "common/cli.rs"]
+mod cli;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+
+use cli::{simdtok, stderr};
 
 use simdtok::train::{self, Counter, PreTokenizer, Settings};
 use simdtok::{LoadOptions, TiktokenEncoding, Tokenizer};
 
 const KJV: &str = "tests/data/corpus/en_kjv_bible.head.txt";
-
-/// Runs `simdtok args...` with `stdin` as its standard input.
-fn simdtok(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_simdtok"))
-        .args(args)
-        .env_remove("SIMDTOK_TIER")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("simdtok runs");
-    let mut input = child.stdin.take().expect("a stdin pipe");
-    let stdin = stdin.to_vec();
-    let feeder = std::thread::spawn(move || {
-        let _ = input.write_all(&stdin);
-    });
-    let out = child.wait_with_output().expect("simdtok finishes");
-    feeder.join().expect("the feeder thread");
-    out
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
 
 /// `simdtok train-bpe args...`, which must succeed; its stdout.
 fn train_ok(args: &[&str]) -> Vec<u8> {
