@@ -99,6 +99,11 @@ fn models() -> &'static [Model] {
             "gpt2-2k-hf-added",
             "gpt2-2k-nfkc-lower",
             "gpt2-2k-roberta",
+            // Character-level BPE (Whitespace, WhitespaceSplit; unknown characters dropped or
+            // fused), as BpeTrainer and train-bpe save it.
+            "kjv-ws-1500",
+            "udhr-ws-3000-unk",
+            "kjv-wssplit-1000",
         ] {
             add(name, json(name), plain(), Cuts);
         }

@@ -15,12 +15,17 @@ use super::FlatAlignment;
 /// characters (`\w+|[^\w\s]+`, Hugging Face's `Whitespace` pre-tokenizer), so `"don't stop!"`
 /// is `don`, `'`, `t`, `stop`, `!`.
 pub fn words(text: &str) -> Vec<(usize, usize)> {
-    static WORDS: OnceLock<Regex> = OnceLock::new();
-    let words = WORDS.get_or_init(|| Regex::new(r"\w+|[^\w\s]+").expect("a valid pattern"));
-    words
+    words_regex()
         .find_iter(text)
         .map(|m| (m.start(), m.end()))
         .collect()
+}
+
+/// The regex of [`words`], compiled once; the `Whitespace` pre-tokenizer of character-level BPE
+/// ([`crate::pipeline::hf_char_bpe`]) runs it too, without collecting the spans.
+pub(crate) fn words_regex() -> &'static Regex {
+    static WORDS: OnceLock<Regex> = OnceLock::new();
+    WORDS.get_or_init(|| Regex::new(r"\w+|[^\w\s]+").expect("a valid pattern"))
 }
 
 /// `a2b` and `b2a` between two tokenizations of one text given as byte spans `[start, end)`:

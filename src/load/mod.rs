@@ -3,11 +3,13 @@
 //! [`detect`] tells the file formats apart; one module per format parses it into the parts a
 //! tokenizer is built from ([`spm_proto`], [`tiktoken`], [`tokenizer_json`], [`vocab_txt`]); one
 //! module per pipeline builds that pipeline from the parsed parts ([`bert`], [`hf_bpe`],
-//! [`hf_spm_bpe`]); `open` ties them together. A new model family is one arm here.
+//! [`hf_spm_bpe`], [`hf_char_bpe`]); `open` ties them together. A new model family is one arm
+//! here.
 
 pub mod bert;
 pub mod detect;
 pub mod hf_bpe;
+pub mod hf_char_bpe;
 pub mod hf_spm_bpe;
 pub mod spm_proto;
 pub mod tiktoken;
@@ -80,10 +82,17 @@ pub(crate) fn open(
                         .map_err(|reason| model_error(&shown, reason))?;
                     Ok(Box::new(bpe))
                 }
+                "BPE" if hf_char_bpe::is_char_level(&json) => {
+                    refuse_options(&shown, "tokenizer.json", options, false)?;
+                    let bpe = hf_char_bpe::from_tokenizer_json(&json, options, kernels)
+                        .map_err(|reason| model_error(&shown, reason))?;
+                    Ok(Box::new(bpe))
+                }
                 "BPE" => Err(Error::Unsupported {
                     path: shown,
-                    what: "a tokenizer.json with a BPE model that is neither byte-level nor \
-                           SentencePiece style"
+                    what: "a tokenizer.json with a BPE model that is neither byte-level, \
+                           SentencePiece style, nor character-level with a Whitespace or \
+                           WhitespaceSplit pre-tokenizer"
                         .into(),
                 }),
                 other => Err(Error::Unsupported {

@@ -9,6 +9,7 @@
 pub mod added_tokens;
 pub(crate) mod cuts;
 pub mod hf_bpe;
+pub mod hf_char_bpe;
 pub mod hf_spm_bpe;
 pub(crate) mod sink;
 pub mod spm;

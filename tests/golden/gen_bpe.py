@@ -120,6 +120,13 @@ CONFIGS = [
     # CLIP's layout (made by tests/data/bpe/make_trained_tokenizers.py): a regex Replace normalizer,
     # end_of_word_suffix, RobertaProcessing, BPEDecoder.
     ("kjv-clip-layout", _hf_repo("kjv-clip-layout")),
+    # Character-level BPE as BpeTrainer makes it with the Whitespace / WhitespaceSplit
+    # pre-tokenizers (made by tests/data/bpe/make_whitespace_tokenizers.py, with tokenizers
+    # 0.23.2): no unk_token (unknown characters dropped); unk_token [UNK]; WhitespaceSplit with
+    # fuse_unk and ignore_merges.
+    ("kjv-ws-1500", _hf_repo("kjv-ws-1500")),
+    ("udhr-ws-3000-unk", _hf_repo("udhr-ws-3000-unk")),
+    ("kjv-wssplit-1000", _hf_repo("kjv-wssplit-1000")),
 ]
 
 # --------------------------------------------------------------------------------------------
