@@ -3,7 +3,7 @@
 //! ratios, load time and memory, ids that differ from the reference's, the targets of the issues).
 //!
 //! ```text
-//! cargo run --release -p bench-peers -- [--family spm|wordpiece|bpe|all] [--quick]
+//! cargo run --release -p bench-peers -- [--family spm|wordpiece|bpe|all|train] [--quick]
 //!     [--model NAME]... [--corpus NAME]... [--impls simdtok,spm-cpp,spm-crate,kitoken,tokie,...]
 //!     [--passes N] [--data DIR]
 //! ```
@@ -15,6 +15,7 @@ mod peers;
 mod pretok;
 mod python;
 mod report;
+mod train;
 
 use std::ffi::OsStr;
 use std::fmt::Write as _;
@@ -56,12 +57,14 @@ const WP_REPEATS: [(&str, char); 2] = [("repeat-a", 'a'), ("repeat-中", '中')]
 const WP_WORDS: (&str, char, usize) = ("words-a99", 'a', 100);
 
 const USAGE: &str = "\
-usage: bench-peers [--family spm|wordpiece|bpe|all] [--quick] [--model NAME]... [--corpus NAME]...
-                   [--impls LIST] [--passes N] [--first-runs N] [--data DIR]
+usage: bench-peers [--family spm|wordpiece|bpe|all|train] [--quick] [--model NAME]...
+                   [--corpus NAME]... [--impls LIST] [--passes N] [--first-runs N] [--data DIR]
 
   --family F       spm (SentencePiece .model), wordpiece (BERT vocab.txt / tokenizer.json), bpe
                    (tiktoken rank files, GPT-2 encoder.json, BPE tokenizer.json) or all (default:
-                   SentencePiece, then WordPiece, then BPE)
+                   SentencePiece, then WordPiece, then BPE), or train: BPE training against
+                   tokenizers' BpeTrainer on 1, 10, 100 MB of English (not part of all; --quick:
+                   1 and 10 MB; --passes N runs per cell, default 3)
   --quick          3 passes, corpora cut to their first 256 KiB (the one-text inputs stay 1 MB,
                    BPE's en-20mb(-docs) stay 20 MB but have one first-pass run)
   --model NAME     only models whose name contains NAME (repeatable)
@@ -93,6 +96,8 @@ enum Families {
     WordPiece,
     Bpe,
     All,
+    /// BPE training (`train.rs`): a family of its own, not part of `All`.
+    Train,
 }
 
 impl Families {
@@ -102,6 +107,7 @@ impl Families {
             Families::Spm => family == Family::Spm,
             Families::WordPiece => family == Family::WordPiece,
             Families::Bpe => family == Family::Bpe,
+            Families::Train => false,
         }
     }
 }
@@ -121,6 +127,8 @@ struct Options {
     passes: usize,
     /// BPE: timed passes per cell (fewer than the others' by default: ten models).
     bpe_passes: usize,
+    /// Training: runs per configuration and size.
+    train_passes: usize,
     /// Timed pass k of a one-text input encodes the text less its last k characters (BPE), so
     /// that no pass is a cache hit of the previous one's whole word.
     vary_one_text: bool,
@@ -155,6 +163,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Options, String>
         bpe_impls: Impl::BPE.to_vec(),
         passes: 5,
         bpe_passes: 3,
+        train_passes: 3,
         vary_one_text: false,
         first_runs: 3,
         data: default_data(),
@@ -177,8 +186,11 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Options, String>
                     "wordpiece" => Families::WordPiece,
                     "bpe" => Families::Bpe,
                     "all" => Families::All,
+                    "train" => Families::Train,
                     other => {
-                        return Err(format!("--family {other}: not spm, wordpiece, bpe or all"));
+                        return Err(format!(
+                            "--family {other}: not spm, wordpiece, bpe, all or train"
+                        ));
                     }
                 }
             }
@@ -266,6 +278,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Options, String>
     if let Some(n) = passes {
         o.passes = n;
         o.bpe_passes = n;
+        o.train_passes = n;
     }
     if let Some(n) = first_runs {
         o.first_runs = n;
@@ -456,6 +469,10 @@ fn main() -> ExitCode {
         args.next();
         return bpe::first_pass_child(args.collect());
     }
+    if args.peek().map(String::as_str) == Some("--train-child") {
+        args.next();
+        return train::child(args.collect());
+    }
     let opts = match parse_args(args) {
         Ok(o) => o,
         Err(e) if e.is_empty() => {
@@ -467,6 +484,9 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if opts.family == Families::Train {
+        return train::main(&opts);
+    }
     match run(&opts) {
         Ok(report) => {
             print!("{report}");
@@ -1724,6 +1744,13 @@ mod tests {
             Families::WordPiece
         );
         assert_eq!(parse(&["--family", "bpe"]).unwrap().family, Families::Bpe);
+        let o = parse(&["--family", "train", "--passes", "2"]).unwrap();
+        assert_eq!((o.family, o.train_passes), (Families::Train, 2));
+        assert_eq!(parse(&["--family", "train"]).unwrap().train_passes, 3);
+        // Training is a family of its own: it selects no model family (and `all` stays as it was).
+        for f in [Family::Spm, Family::WordPiece, Family::Bpe] {
+            assert!(!Families::Train.has(f) && Families::All.has(f));
+        }
         assert!(parse(&["--family", "nope"]).is_err());
     }
 
