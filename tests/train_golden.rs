@@ -20,7 +20,7 @@ use simdtok::kernels::{Kernels, Tier};
 use simdtok::train::{self, Counter, Counting, PreTokenizer, Settings};
 use simdtok::{LoadOptions, TiktokenEncoding, Tokenizer};
 
-use golden::{ids_digest, required_tiers, sha256_hex, shared_data};
+use golden::{ids_digest, location_path, required_tiers, sha256_hex};
 
 const DIR: &str = "tests/golden/train_bpe";
 
@@ -77,15 +77,7 @@ fn read(path: &Path) -> Value {
 
 /// Where the golden's corpus is, if it is here.
 fn corpus_path(golden: &Value) -> Result<PathBuf, String> {
-    let location = golden["corpus"]["location"].as_str().expect("location");
-    if let Some(rel) = location.strip_prefix("repo:") {
-        return Ok(Path::new(env!("CARGO_MANIFEST_DIR")).join(rel));
-    }
-    let rel = location.strip_prefix("shared:").expect("repo: or shared:");
-    let data = shared_data().ok_or_else(|| {
-        format!("{rel} is in ../shared/data, which is absent (set SIMDTOK_SHARED_DATA)")
-    })?;
-    Ok(data.join(rel))
+    location_path(golden["corpus"]["location"].as_str().expect("location"))
 }
 
 /// The training and held-out texts: the lines (split on `\n`, less a `\r` before it); line `i`

@@ -70,7 +70,12 @@ pub fn golden_files(dir: &str) -> Vec<PathBuf> {
 
 /// Where the model of a golden file is, if available here.
 pub fn model_path(header: &Value) -> Result<PathBuf, String> {
-    let location = header["model_location"].as_str().expect("model_location");
+    location_path(header["model_location"].as_str().expect("model_location"))
+}
+
+/// The file a golden's location names (`repo:PATH` in the repository, `shared:PATH` in
+/// `../shared/data`), if available here.
+pub fn location_path(location: &str) -> Result<PathBuf, String> {
     if let Some(rel) = location.strip_prefix("repo:") {
         return Ok(Path::new(env!("CARGO_MANIFEST_DIR")).join(rel));
     }
