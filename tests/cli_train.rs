@@ -319,6 +319,21 @@ fn impossible_requests_are_refused_clearly() {
     train_fails(
         &[
             "--input",
+            KJV,
+            "--vocab-size",
+            "300",
+            "--special-token",
+            "",
+            "--output",
+            "-",
+        ],
+        b"",
+        2,
+        &["special token is empty"],
+    );
+    train_fails(
+        &[
+            "--input",
             "no/such/file.txt",
             "--vocab-size",
             "300",
