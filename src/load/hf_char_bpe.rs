@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use serde_json::Value;
 use simdtok_kernels::Kernels;
 
-use crate::load::tokenizer_json::TokenizerJson;
+use crate::load::tokenizer_json::{TokenizerJson, token_strings};
 use crate::models::merges_bpe::MergesBpe;
 use crate::options::LoadOptions;
 use crate::pipeline::added_tokens::AddedTokens;
@@ -88,19 +88,7 @@ pub fn from_tokenizer_json(
     };
     drop(ids);
     let added = json.added_tokens()?;
-    let size = added
-        .iter()
-        .map(|t| t.id as usize + 1)
-        .chain(m.vocab.iter().map(|(_, id)| *id as usize + 1))
-        .max()
-        .unwrap_or(0);
-    let mut token_strings: Vec<Option<Box<str>>> = vec![None; size];
-    for (t, id) in &m.vocab {
-        token_strings[*id as usize] = Some(t.clone().into_boxed_str());
-    }
-    for t in &added {
-        token_strings[t.id as usize] = Some(t.content.clone().into_boxed_str());
-    }
+    let token_strings = token_strings(&m.vocab, &added);
     let vocab = m
         .vocab
         .into_iter()

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use serde_json::Value;
 use simdtok_kernels::Kernels;
 
-use crate::load::tokenizer_json::{TokenizerJson, sequence_items};
+use crate::load::tokenizer_json::{TokenizerJson, sequence_items, token_strings};
 use crate::models::merges_bpe::MergesBpe;
 use crate::models::safe_cuts::SafeCuts;
 use crate::normalize::hf::{Pattern, Step};
@@ -201,19 +201,7 @@ pub fn from_tokenizer_json(
         )),
         None => None,
     };
-    let size = added
-        .iter()
-        .map(|t| t.id as usize + 1)
-        .chain(m.vocab.iter().map(|(_, id)| *id as usize + 1))
-        .max()
-        .unwrap_or(0);
-    let mut token_strings: Vec<Option<Box<str>>> = vec![None; size];
-    for (t, id) in &m.vocab {
-        token_strings[*id as usize] = Some(t.clone().into_boxed_str());
-    }
-    for t in &added {
-        token_strings[t.id as usize] = Some(t.content.clone().into_boxed_str());
-    }
+    let token_strings = token_strings(&m.vocab, &added);
     // No merge can cross the start of a `▁` that follows another character when no entry
     // has one there (a merge's result is always an entry), and when `▁` itself is an entry
     // (so that unknowns never fuse across the cut).

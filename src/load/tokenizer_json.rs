@@ -680,3 +680,22 @@ fn str_field<'a>(v: &'a Value, name: &str, what: &str) -> Result<Option<&'a str>
 fn unsupported(component: &str, kind: &str, supported: &str) -> String {
     format!("{component} of type {kind} is not supported for this model (supported: {supported})")
 }
+
+/// Each id's token string, for decoding: the vocabulary's, then the added tokens' (which win
+/// where both name an id); `None` for an id neither names.
+pub fn token_strings(vocab: &[(String, u32)], added: &[AddedToken]) -> Vec<Option<Box<str>>> {
+    let size = added
+        .iter()
+        .map(|t| t.id as usize + 1)
+        .chain(vocab.iter().map(|(_, id)| *id as usize + 1))
+        .max()
+        .unwrap_or(0);
+    let mut strings: Vec<Option<Box<str>>> = vec![None; size];
+    for (t, id) in vocab {
+        strings[*id as usize] = Some(t.as_str().into());
+    }
+    for t in added {
+        strings[t.id as usize] = Some(t.content.as_str().into());
+    }
+    strings
+}
