@@ -1,6 +1,6 @@
 //! Conformance with tiktoken 0.14.0 and Hugging Face `tokenizers` 0.23.3 for byte-level BPE (and
-//! the SentencePiece-style and character-level `tokenizer.json` BPE files, the latter made with
-//! 0.23.2): every golden case of every configuration (tests/golden/bpe, made by gen_bpe.py), on
+//! the SentencePiece-style and character-level `tokenizer.json` BPE files, the latter and the
+//! Gemma-layout `gemma-1k*` ones made with 0.23.2): every golden case of every configuration (tests/golden/bpe, made by gen_bpe.py), on
 //! every tier — ids (`encode` and `encode_full`), byte spans, pieces (tokenizer.json
 //! configurations), the decoded text and, for tokenizer.json, the ids with `add_special_tokens`
 //! must all be identical.

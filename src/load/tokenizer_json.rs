@@ -280,30 +280,7 @@ impl TokenizerJson {
                         });
                     }
                 }
-                "Split" => {
-                    let regex = match q.get("pattern") {
-                        Some(p) => match (
-                            p.get("Regex").and_then(Value::as_str),
-                            p.get("String").and_then(Value::as_str),
-                        ) {
-                            (Some(r), _) => r.to_owned(),
-                            (None, Some(s)) => regex::escape(s),
-                            _ => return Err(
-                                "pre_tokenizer Split: the pattern is neither a String nor a Regex"
-                                    .into(),
-                            ),
-                        },
-                        None => return Err("pre_tokenizer Split has no pattern".into()),
-                    };
-                    let name = q.get("behavior").and_then(Value::as_str).unwrap_or("");
-                    let behavior = Behavior::from_name(name)
-                        .ok_or_else(|| format!("pre_tokenizer Split: unknown behavior {name:?}"))?;
-                    stages.push(StageSpec {
-                        regex: Some(regex),
-                        behavior,
-                        invert: flag("invert", false),
-                    });
-                }
+                "Split" => stages.push(split_stage(q)?),
                 "Digits" => stages.push(StageSpec {
                     regex: None,
                     behavior: if flag("individual_digits", false) {
@@ -513,6 +490,34 @@ impl TokenizerJson {
             other => Err(unsupported("decoder", other, "WordPiece")),
         }
     }
+}
+
+/// A `Split` pre-tokenizer `q` as a stage: its pattern as a regex (a `String` escaped, as the
+/// reference escapes it), its behavior and `invert` (default `false`).
+pub(crate) fn split_stage(q: &Value) -> Result<StageSpec, String> {
+    let regex = match q.get("pattern") {
+        Some(p) => match (
+            p.get("Regex").and_then(Value::as_str),
+            p.get("String").and_then(Value::as_str),
+        ) {
+            (Some(r), _) => r.to_owned(),
+            (None, Some(s)) => regex::escape(s),
+            _ => {
+                return Err(
+                    "pre_tokenizer Split: the pattern is neither a String nor a Regex".into(),
+                );
+            }
+        },
+        None => return Err("pre_tokenizer Split has no pattern".into()),
+    };
+    let name = q.get("behavior").and_then(Value::as_str).unwrap_or("");
+    let behavior = Behavior::from_name(name)
+        .ok_or_else(|| format!("pre_tokenizer Split: unknown behavior {name:?}"))?;
+    Ok(StageSpec {
+        regex: Some(regex),
+        behavior,
+        invert: q.get("invert").and_then(Value::as_bool).unwrap_or(false),
+    })
 }
 
 /// The ids of the `single` template of a `TemplateProcessing` around sequence `A`.

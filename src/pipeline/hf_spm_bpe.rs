@@ -1,8 +1,9 @@
-//! SentencePiece-style BPE from a Hugging Face `tokenizer.json` (Llama 2, Mistral 7B, …): the
-//! normalizer puts `▁` in front and for every space (`Prepend`, `Replace`), there is no
-//! pre-tokenizer, BPE starts from characters with byte fallback (`<0xXX>`) for those outside the
-//! vocabulary, and the decoder undoes it (`Replace`, `ByteFallback`, `Fuse`, `Strip`) — as
-//! `tokenizers` runs such a file, with its offsets.
+//! SentencePiece-style BPE from a Hugging Face `tokenizer.json` (Llama 2, Mistral 7B, Gemma 3,
+//! …): the normalizer puts `▁` in front and for every space (`Prepend`, `Replace`), there is no
+//! pre-tokenizer (or a `Metaspace` doing the same, or `Split`s cutting the normalized text into
+//! pieces that are encoded apart), BPE starts from characters with byte fallback (`<0xXX>`) for
+//! those outside the vocabulary, and the decoder undoes it (`Replace`, `ByteFallback`, `Fuse`,
+//! `Strip`) — as `tokenizers` runs such a file, with its offsets.
 
 use std::cell::RefCell;
 
@@ -18,6 +19,7 @@ use crate::normalize::hf::{self, Normalizer};
 use crate::pipeline::added_tokens::{AddedTokens, Split};
 use crate::pipeline::sink::Sink;
 use crate::pipeline::{Pipeline, PipelineInfo};
+use crate::pretokenize::chain::{self, Chain};
 
 /// One step of the decoder.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -46,7 +48,8 @@ pub struct HfSpmBpeParts {
     /// The normalizer, with the `Metaspace` pre-tokenizer's replacement and prefix as its last
     /// steps.
     pub normalizer: Normalizer,
-    /// The id of `<0xXX>` for each byte, with byte fallback.
+    /// The id of `<0xXX>` for each byte (`NO_BYTE` where the vocabulary has none), with byte
+    /// fallback.
     pub byte_fallback: Option<[u32; 256]>,
     /// The unknown token's id, and whether unknowns in a row fuse into one.
     pub unk: Option<(u32, bool)>,
@@ -64,6 +67,9 @@ pub struct HfSpmBpeParts {
     pub cut_at_spaces: bool,
     /// Each `▁` (but at the start) begins a new pre-token.
     pub split_at_spaces: bool,
+    /// The `Split` pre-tokenizers: they cut the normalized text into pieces, each encoded on its
+    /// own.
+    pub pre_split: Option<Chain>,
     /// Where long words can be cut; `None` when cuts could change the tokens.
     pub cuts: Option<SafeCuts>,
     /// The pairs of ASCII characters next to each other in some entry, when cuts are allowed.
@@ -91,6 +97,8 @@ pub struct HfSpmBpe {
     /// Each `▁` (but at the start) begins a new pre-token: the `Metaspace` pre-tokenizer's
     /// `split`.
     split_at_spaces: bool,
+    /// The `Split` pre-tokenizers, run on the normalized text (see [`HfSpmBpe::encode_text`]).
+    pre_split: Option<Chain>,
     /// Where long words can be cut ([`SafeCuts`]); `None` when cuts could change the tokens
     /// (see [`crate::load::hf_spm_bpe`]).
     cuts: Option<SafeCuts>,
@@ -116,6 +124,9 @@ struct Scratch {
     cache: WordCache,
     segments: Vec<(u32, u32)>,
     cut: CutBuffers,
+    /// The pieces of the `Split` pre-tokenizers, and their buffers.
+    pieces: Vec<(usize, usize)>,
+    chain: chain::Scratch,
 }
 
 /// The normalized text with each of its bytes' input span, and the normalizer's buffers.
@@ -125,6 +136,8 @@ struct NormalizeBuffers {
     scratch: hf::Scratch,
 }
 
+/// A byte without a `<0xXX>` entry in a byte-fallback table.
+pub const NO_BYTE: u32 = u32::MAX;
 /// The SentencePiece space, `▁`.
 pub const SPACE: char = '\u{2581}';
 /// … as UTF-8.
@@ -152,6 +165,7 @@ impl HfSpmBpe {
             token_strings,
             cut_at_spaces,
             split_at_spaces,
+            pre_split,
             cuts,
             ascii_pairs,
             ignore_merges,
@@ -169,6 +183,7 @@ impl HfSpmBpe {
             token_strings,
             cut_at_spaces,
             split_at_spaces,
+            pre_split,
             cuts,
             ascii_pairs,
             ignore_merges,
@@ -226,16 +241,41 @@ impl HfSpmBpe {
         }
     }
 
-    /// Normalizes `text` (at `base` in the input) and encodes it. When allowed, the normalized
-    /// text is cut into words before every `▁` that follows another character, and each word
-    /// is encoded on its own (short ones through the per-thread cache): the same tokens, since
-    /// no merge can cross such a cut. With a `Metaspace` pre-tokenizer that splits, every `▁`
-    /// but a leading one starts a pre-token: the reference's own cut.
+    /// Normalizes `text` (at `base` in the input) and encodes it: the whole normalized text, or
+    /// with `Split` pre-tokenizers each of their pieces on its own (as the reference runs the
+    /// model on each pre-token), each piece keeping its bytes' input spans.
     fn encode_text<S: Sink>(&self, text: &str, base: usize, scratch: &mut Scratch, sink: &mut S) {
         let mut buffers = std::mem::take(&mut scratch.normalized);
         self.normalize(text, base, &mut buffers, S::OFFSETS);
         let (normalized, spans) = (&buffers.aligned.text, &buffers.aligned.spans);
-        let bytes = normalized.as_bytes();
+        match &self.pre_split {
+            None => self.encode_piece(normalized.as_bytes(), spans, scratch, sink),
+            Some(chain) => {
+                let mut pieces = std::mem::take(&mut scratch.pieces);
+                chain.pieces(normalized, &mut pieces, &mut scratch.chain);
+                for &(s, e) in &pieces {
+                    // Without offsets there are no spans: each piece gets an empty slice.
+                    let spans = if S::OFFSETS { &spans[s..e] } else { &[][..] };
+                    self.encode_piece(&normalized.as_bytes()[s..e], spans, scratch, sink);
+                }
+                scratch.pieces = pieces;
+            }
+        }
+        scratch.normalized = buffers;
+    }
+
+    /// Encodes one pre-token of normalized text (`spans`: its bytes' input spans, or none without
+    /// offsets). When allowed, it is cut into words before every `▁` that follows another
+    /// character, and each word is encoded on its own (short ones through the per-thread cache):
+    /// the same tokens, since no merge can cross such a cut. With a `Metaspace` pre-tokenizer
+    /// that splits, every `▁` but a leading one starts a pre-token: the reference's own cut.
+    fn encode_piece<S: Sink>(
+        &self,
+        bytes: &[u8],
+        spans: &[(u32, u32)],
+        scratch: &mut Scratch,
+        sink: &mut S,
+    ) {
         // Without offsets there are no spans: each word gets an empty slice.
         let spans_of = |s: usize, e: usize| if S::OFFSETS { &spans[s..e] } else { &[][..] };
         // The model's `ignore_merges`: the whole pre-token (with no pre-tokenizer, the whole
@@ -248,7 +288,6 @@ impl HfSpmBpe {
                 None => (0, 0),
             };
             sink.push(id, s, e);
-            scratch.normalized = buffers;
             return;
         }
         let mut start = 0;
@@ -305,7 +344,6 @@ impl HfSpmBpe {
         if start < bytes.len() {
             self.encode_word(&bytes[start..], spans_of(start, bytes.len()), scratch, sink);
         }
-        scratch.normalized = buffers;
     }
 
     /// Encodes one word of normalized text; `spans` are its bytes' input spans.
@@ -420,7 +458,11 @@ impl HfSpmBpe {
                 }
                 merge.ids.push(id);
                 merge.lens.push(s.len() as u32);
-            } else if let Some(bytes) = &self.byte_fallback {
+            } else if let Some(bytes) = &self.byte_fallback
+                && s.iter().all(|&b| bytes[b as usize] != NO_BYTE)
+            {
+                // As the reference does it, a pending unknown stays pending: it comes after
+                // these bytes (and goes on fusing), its offsets the running sum of lengths.
                 for &b in s {
                     merge.ids.push(bytes[b as usize]);
                     merge.lens.push(1);

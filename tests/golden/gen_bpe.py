@@ -127,6 +127,18 @@ CONFIGS = [
     ("kjv-ws-1500", _hf_repo("kjv-ws-1500")),
     ("udhr-ws-3000-unk", _hf_repo("udhr-ws-3000-unk")),
     ("kjv-wssplit-1000", _hf_repo("kjv-wssplit-1000")),
+    # SentencePiece-style BPE in Gemma 3's layout (made by tests/data/bpe/make_gemma_tokenizers.py
+    # from a SentencePiece BPE model trained on the KJV, with tokenizers 0.23.2): Gemma's own
+    # Split " " MergedWithPrevious, and Splits that do cut the normalized text: "▁" with
+    # three behaviors, a regex with Contiguous (and ignore_merges), an inverted regex, and a
+    # Sequence of four (empty matches, invert, Removed).
+    ("gemma-1k", _hf_repo("gemma-1k")),
+    ("gemma-1k-prev", _hf_repo("gemma-1k-prev")),
+    ("gemma-1k-next", _hf_repo("gemma-1k-next")),
+    ("gemma-1k-removed", _hf_repo("gemma-1k-removed")),
+    ("gemma-1k-contiguous", _hf_repo("gemma-1k-contiguous")),
+    ("gemma-1k-invert", _hf_repo("gemma-1k-invert")),
+    ("gemma-1k-seq", _hf_repo("gemma-1k-seq")),
 ]
 
 # --------------------------------------------------------------------------------------------
