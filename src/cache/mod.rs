@@ -24,4 +24,5 @@ pub mod long;
 pub mod owner;
 pub mod segment;
 pub mod short_entries;
+pub mod unigram;
 pub mod word;

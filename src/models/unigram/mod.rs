@@ -16,9 +16,19 @@
 //!   against float precision loss on long inputs), which changes later roundings exactly as
 //!   there;
 //! - UNUSED pieces are in the trie but never chosen.
+//!
+//! When no piece holds a `▁` after its first character, the text is segmented word by word
+//! (a word is a `▁` and what follows up to the next one), and a word seen before reuses its
+//! cached path when the running score provably cannot change it ([`guard`] has the proof).
+
+mod guard;
+#[cfg(test)]
+mod tests;
 
 use simdtok_kernels::{DoubleArray, Kernels, PruneTable};
 
+use crate::cache::unigram::{MAX_KEY, UnigramCache};
+use crate::cache::word::new_owner;
 use crate::load::spm_proto::PieceKind;
 use crate::models::vocab::Vocab;
 use crate::normalize::spm::one_char_len;
@@ -42,11 +52,21 @@ struct BestNode {
 
 const NONE: u32 = u32::MAX;
 
-/// Reusable buffers of one encoding thread.
+/// Reusable buffers of one encoding thread, and its word cache.
 #[derive(Default, Debug)]
 pub struct UnigramScratch {
     best: Vec<BestNode>,
+    exact: Vec<guard::ExactNode>,
+    cache: UnigramCache,
+    /// Words whose cached path was reused, and words the guard sent to the full pass.
+    #[cfg(test)]
+    reused: usize,
+    #[cfg(test)]
+    guarded: usize,
 }
+
+/// The bytes of U+2581, which starts every word of a normalized text.
+const SPACE: [u8; 3] = [0xE2, 0x96, 0x81];
 
 /// A unigram model over a vocabulary.
 #[derive(Debug)]
@@ -62,6 +82,11 @@ pub struct Unigram {
     /// Looked up one position at a time: the Viterbi loop visits each character start once.
     prune: PruneTable,
     kernels: &'static Kernels,
+    /// Whether no choosable piece holds a `▁` after its first character, so the text can be
+    /// segmented word by word (see [`guard`]).
+    words_independent: bool,
+    /// This model's claim on a thread's word cache.
+    cache_owner: usize,
 }
 
 /// The reference's unknown penalty (`kUnkPenalty`).
@@ -103,6 +128,14 @@ impl Unigram {
             let l = &mut longest[key[0] as usize];
             *l = (*l).max(key.len().min(255) as u8);
         }
+        let words_independent = vocab.pieces().iter().all(|p| {
+            let choosable = matches!(p.kind, PieceKind::Normal | PieceKind::UserDefined);
+            let rest = p
+                .text
+                .get(p.text.chars().next().map_or(0, char::len_utf8)..);
+            !(choosable && p.indexed)
+                || (rest.is_some_and(|r| !r.contains('\u{2581}')) && p.score.is_finite())
+        }) && (min_score - UNK_PENALTY).is_finite();
         let scores = vocab
             .pieces()
             .iter()
@@ -119,6 +152,8 @@ impl Unigram {
             unk_score: min_score - UNK_PENALTY,
             unk_id: vocab.unknown_segment_id(),
             kernels,
+            words_independent,
+            cache_owner: new_owner(),
         })
     }
 
@@ -127,14 +162,120 @@ impl Unigram {
         self.trie.memory_bytes()
     }
 
+    /// Whether the text is segmented word by word, with the word cache.
+    pub fn caches_words(&self) -> bool {
+        self.words_independent
+    }
+
     /// Segments `normalized` (valid UTF-8) into `out` (cleared first), left to right.
     pub fn encode(&self, normalized: &[u8], scratch: &mut UnigramScratch, out: &mut Vec<Segment>) {
+        self.encode_with(normalized, scratch, out, self.words_independent);
+    }
+
+    /// [`Unigram::encode`], word by word with the cache when `by_words` (which the model must
+    /// allow), else in one pass: the two give the same segments (tests compare them).
+    pub fn encode_with(
+        &self,
+        normalized: &[u8],
+        scratch: &mut UnigramScratch,
+        out: &mut Vec<Segment>,
+        by_words: bool,
+    ) {
         out.clear();
         let n = normalized.len();
         if n == 0 {
             return;
         }
-        let best = &mut scratch.best;
+        if !by_words {
+            self.viterbi(normalized, 0, 0.0, &mut scratch.best, out);
+            return;
+        }
+        assert!(self.words_independent, "the model's pieces span words");
+        scratch.cache.claim(self.cache_owner);
+        let mut base = 0f32;
+        let mut start = 0usize;
+        while start < n {
+            let end = next_word_start(normalized, start);
+            base = self.encode_word(normalized, start, end, base, scratch, out);
+            start = end;
+        }
+    }
+
+    /// Segments the word `text[start..end]`, whose path starts from the running score `base`,
+    /// appending to `out`; returns the running score at its end.
+    fn encode_word(
+        &self,
+        text: &[u8],
+        start: usize,
+        end: usize,
+        mut base: f32,
+        scratch: &mut UnigramScratch,
+        out: &mut Vec<Segment>,
+    ) -> f32 {
+        if !(-SCORE_RESET..=SCORE_RESET).contains(&base) {
+            base = 0.0; // the reference's shift at the word's start (see `guard`)
+        }
+        let word = &text[start..end];
+        if word.len() > MAX_KEY || scratch.cache.skips() {
+            return self.viterbi(word, start, base, &mut scratch.best, out);
+        }
+        let path = match scratch.cache.get(text, start, word.len()) {
+            Some(hit) => hit,
+            None => {
+                // A path of too many pieces is cached as never reusable: the next time costs a
+                // lookup and the reference's pass, not another analysis.
+                let path = self.analyze(word, &mut scratch.exact).unwrap_or_default();
+                scratch.cache.put(text, start, word.len(), &path);
+                path
+            }
+        };
+        if base.abs() >= path.max_base {
+            #[cfg(test)]
+            {
+                scratch.guarded += 1;
+            }
+            return self.viterbi(word, start, base, &mut scratch.best, out);
+        }
+        #[cfg(test)]
+        {
+            scratch.reused += 1;
+        }
+        let mut at = start as u32;
+        for i in 0..path.n {
+            let end = start as u32 + path.ends[i] as u32;
+            out.push(Segment {
+                start: at,
+                end,
+                id: path.ids[i],
+            });
+            base += path.scores[i];
+            at = end;
+        }
+        base
+    }
+
+    /// The score a segment of piece `id` added (the unknown piece's penalty included).
+    #[inline]
+    fn piece_score(&self, id: u32) -> f32 {
+        if id == self.unk_id {
+            self.unk_score
+        } else {
+            self.scores[id as usize]
+        }
+    }
+
+    /// The reference's pass over `text` (a whole text, or a whole word of one: see [`guard`]),
+    /// from the running score `base`, appending its segments to `out` with positions offset by
+    /// `offset`; returns the running score at its end.
+    fn viterbi(
+        &self,
+        normalized: &[u8],
+        offset: usize,
+        base: f32,
+        best: &mut Vec<BestNode>,
+        out: &mut Vec<Segment>,
+    ) -> f32 {
+        let n = normalized.len();
         best.clear();
         best.resize(
             n + 1,
@@ -144,6 +285,7 @@ impl Unigram {
                 id: 0,
             },
         );
+        best[0].score = base;
         // The furthest position any candidate has reached (for the score shift below).
         let mut frontier = 0usize;
         let mut pos = 0usize;
@@ -196,16 +338,34 @@ impl Unigram {
             }
             pos += mblen;
         }
+        let first = out.len();
         let mut end = n;
         while end > 0 {
             let node = best[end];
             out.push(Segment {
-                start: node.start,
-                end: end as u32,
+                start: node.start + offset as u32,
+                end: (end + offset) as u32,
                 id: node.id,
             });
             end = node.start as usize;
         }
-        out.reverse();
+        out[first..].reverse();
+        best[n].score
     }
+}
+
+/// Where the word after the one starting at `start` starts: the next `▁`, or the text's end.
+#[inline]
+fn next_word_start(text: &[u8], start: usize) -> usize {
+    // The word's own `▁` (if it has one) is skipped: a word is at least one character.
+    let from = start + 1;
+    let mut at = from;
+    while let Some(i) = memchr::memchr(SPACE[0], &text[at..]) {
+        let p = at + i;
+        if text[p..].starts_with(&SPACE) {
+            return p;
+        }
+        at = p + 1;
+    }
+    text.len()
 }

@@ -1,0 +1,290 @@
+//! The per-thread word cache of the unigram model ([`crate::models::unigram`]).
+//!
+//! Unlike the other encoders' caches, an entry is not a word's result: sentencepiece adds scores
+//! in `f32` along the whole text, so a word's segmentation can depend on the running score where
+//! it starts. An entry holds the word's segmentation in exact arithmetic together with the
+//! largest running score (in magnitude) under which `f32` arithmetic provably chooses the same
+//! path ([`crate::models::unigram_guard`]); the caller reuses it only below that bound.
+//!
+//! Layout: entries of one cache line (64 bytes) — the word's bytes (up to [`MAX_KEY`], compared
+//! whole on every hit, never a hash alone), up to [`MAX_PIECES`] pieces, the bound — in sets of
+//! two ways, the more recently used first. 65 536 entries (4 MiB), allocated on first use: the
+//! distinct words of a large English corpus (with and without the `▁` before them) number some
+//! tens of thousands. The table belongs to one model at a time ([`CacheOwner`]) and watches its
+//! own hit rate ([`CacheBypass`]): on text whose words do not repeat, a miss costs an extra
+//! analysis of the word, so lookups stop for a while.
+
+use crate::cache::bypass::CacheBypass;
+use crate::cache::owner::{CacheOwner, Claim, Stamp};
+
+/// Words up to this many bytes are cached (`▁` and 17 ASCII letters: nearly every English
+/// word).
+pub const MAX_KEY: usize = 20;
+/// The most pieces a cached word has.
+pub const MAX_PIECES: usize = 4;
+
+const SETS: usize = 1 << 15;
+
+/// One cached word.
+#[derive(Clone, Copy, Default)]
+#[repr(C, align(64))]
+struct Entry {
+    /// The word's bytes, zero-padded, as little-endian words: 16 bytes and the last 4.
+    key: [u64; 2],
+    key_tail: u32,
+    len: u8,
+    n: u8,
+    stamp: u16,
+    /// Reuse only when the running score's magnitude is below this.
+    max_base: f32,
+    ids: [u32; MAX_PIECES],
+    /// Each piece's score, for the running score's chain of additions: here, a hit reads no
+    /// other table (the model's scores are a megabyte for a vocabulary of 250 000).
+    scores: [f32; MAX_PIECES],
+    /// Each piece's end, relative to the word's start.
+    ends: [u8; MAX_PIECES],
+}
+
+const _: () = assert!(std::mem::size_of::<Entry>() == 64);
+
+/// A cached word: its path (the first `n` pieces' ids, scores and ends relative to the word's
+/// start) and the bound on the running score's magnitude under which it may be reused.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct CachedWord {
+    pub max_base: f32,
+    pub n: usize,
+    pub ids: [u32; MAX_PIECES],
+    pub scores: [f32; MAX_PIECES],
+    pub ends: [u8; MAX_PIECES],
+}
+
+/// See the module documentation.
+#[derive(Default)]
+pub struct UnigramCache {
+    owner: CacheOwner,
+    /// Two entries per set; empty until first claimed.
+    entries: Vec<Entry>,
+    bypass: CacheBypass,
+}
+
+impl std::fmt::Debug for UnigramCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("UnigramCache")
+            .field("entries", &self.entries.len())
+            .finish()
+    }
+}
+
+/// A word's bytes (at most [`MAX_KEY`]), zero-padded, as two words and a tail, and its hash.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Key {
+    words: [u64; 2],
+    tail: u32,
+    hash: u64,
+}
+
+impl Key {
+    /// The key of the word `text[at..at + len]`. When the text holds 24 bytes from `at`, reads
+    /// them in three loads and masks what is past the word: no byte copy, so no store-forwarding
+    /// stall when the words are read back (which cost a tenth of the encoding time).
+    #[inline]
+    fn in_text(text: &[u8], at: usize, len: usize) -> Key {
+        debug_assert!(len <= MAX_KEY && at + len <= text.len());
+        let mut lanes = [0u64; 3];
+        match text.get(at..at + 24) {
+            Some(w) => {
+                for (i, lane) in lanes.iter_mut().enumerate() {
+                    let word = u64::from_le_bytes(w[8 * i..8 * i + 8].try_into().expect("8"));
+                    let keep = len.saturating_sub(8 * i).min(8);
+                    *lane = if keep == 8 {
+                        word
+                    } else {
+                        word & ((1u64 << (8 * keep)) - 1)
+                    };
+                }
+            }
+            None => {
+                let mut buf = [0u8; 24];
+                buf[..len].copy_from_slice(&text[at..at + len]);
+                for (i, lane) in lanes.iter_mut().enumerate() {
+                    *lane = u64::from_le_bytes(buf[8 * i..8 * i + 8].try_into().expect("8"));
+                }
+            }
+        }
+        let tail = lanes[2] as u32;
+        let hash = (lanes[0].wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            ^ lanes[1].wrapping_mul(0xC2B2_AE3D_27D4_EB4F)
+            ^ (tail as u64 ^ ((len as u64) << 40)).wrapping_mul(0x27D4_EB2F_1656_67C5))
+        .rotate_left(29)
+        .wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        Key {
+            words: [lanes[0], lanes[1]],
+            tail,
+            hash,
+        }
+    }
+
+    #[inline]
+    fn set(&self) -> usize {
+        ((self.hash >> 40) as usize) & (SETS - 1)
+    }
+}
+
+impl UnigramCache {
+    /// Makes the cache the model `owner`'s (allocating it on first use); another owner's
+    /// entries then read as empty.
+    #[inline]
+    pub fn claim(&mut self, owner: usize) {
+        if self.entries.is_empty() {
+            self.entries = vec![Entry::default(); 2 * SETS];
+        }
+        match self.owner.claim(owner) {
+            Claim::Same => {}
+            Claim::Changed => self.bypass = CacheBypass::default(),
+            Claim::Wrapped => {
+                self.entries.fill(Entry::default());
+                self.bypass = CacheBypass::default();
+            }
+        }
+    }
+
+    /// Whether this word goes around the cache (the hit rate was too low lately).
+    #[inline]
+    pub fn skips(&mut self) -> bool {
+        self.bypass.skips()
+    }
+
+    /// The entry of the word `text[at..at + len]` (at most [`MAX_KEY`] bytes), if cached.
+    /// Counts the lookup.
+    #[inline]
+    pub fn get(&mut self, text: &[u8], at: usize, len: usize) -> Option<CachedWord> {
+        debug_assert!(len <= MAX_KEY && !self.entries.is_empty());
+        let key = Key::in_text(text, at, len);
+        let stamp = self.owner.stamp();
+        let set = key.set();
+        let ways = &mut self.entries[2 * set..2 * set + 2];
+        let found = ways.iter().position(|e| {
+            e.key == key.words
+                && e.key_tail == key.tail
+                && e.len as usize == len
+                && e.stamp == stamp.bits()
+        });
+        self.bypass.record(found.is_some());
+        let way = found?;
+        if way == 1 {
+            ways.swap(0, 1);
+        }
+        let e = &ways[0];
+        Some(CachedWord {
+            max_base: e.max_base,
+            n: e.n as usize,
+            ids: e.ids,
+            scores: e.scores,
+            ends: e.ends,
+        })
+    }
+
+    /// Stores `word` as the entry of the word `text[at..at + len]`, in place of its set's less
+    /// recently used entry.
+    pub fn put(&mut self, text: &[u8], at: usize, len: usize, word: &CachedWord) {
+        debug_assert!(len <= MAX_KEY && word.n <= MAX_PIECES);
+        let key = Key::in_text(text, at, len);
+        let set = key.set();
+        let stamp: Stamp = self.owner.stamp();
+        let e = Entry {
+            key: key.words,
+            key_tail: key.tail,
+            len: len as u8,
+            n: word.n as u8,
+            stamp: stamp.bits(),
+            max_base: word.max_base,
+            ids: word.ids,
+            scores: word.scores,
+            ends: word.ends,
+        };
+        let ways = &mut self.entries[2 * set..2 * set + 2];
+        ways[1] = ways[0];
+        ways[0] = e;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_hit_is_the_same_word_and_another_owner_sees_nothing() {
+        let mut c = UnigramCache::default();
+        c.claim(7);
+        let the = b"\xe2\x96\x81the";
+        assert_eq!(get(&mut c, the), None);
+        c.put(the, 0, the.len(), &word(&[5, 9], &[3, 6], 1234.5));
+        let hit = get(&mut c, the).expect("cached");
+        assert_eq!(
+            (hit.n, hit.ids[..2].to_vec(), hit.ends[..2].to_vec()),
+            (2, vec![5, 9], vec![3, 6])
+        );
+        assert_eq!(hit.max_base, 1234.5);
+        // A prefix, a longer word and the same bytes zero-padded are other words.
+        assert_eq!(get(&mut c, b"\xe2\x96\x81th"), None);
+        assert_eq!(get(&mut c, b"\xe2\x96\x81the\0"), None);
+        // The same word inside a longer text (read in wide loads, masked) is the same key.
+        let text = b"xx\xe2\x96\x81the and more than thirty-two bytes after it";
+        assert_eq!(c.get(text, 2, the.len()).map(|h| h.n), Some(2));
+        c.claim(8);
+        assert_eq!(get(&mut c, the), None);
+    }
+
+    fn word(ids: &[u32], ends: &[u8], max_base: f32) -> CachedWord {
+        let mut w = CachedWord {
+            max_base,
+            n: ids.len(),
+            ..CachedWord::default()
+        };
+        w.ids[..ids.len()].copy_from_slice(ids);
+        w.ends[..ends.len()].copy_from_slice(ends);
+        w.scores[..ids.len()].fill(-1.5);
+        w
+    }
+
+    fn get(c: &mut UnigramCache, word: &[u8]) -> Option<CachedWord> {
+        c.get(word, 0, word.len())
+    }
+
+    fn set_of(word: &[u8]) -> usize {
+        Key::in_text(word, 0, word.len()).set()
+    }
+
+    #[test]
+    fn the_two_most_recent_words_of_a_set_stay() {
+        let mut c = UnigramCache::default();
+        c.claim(1);
+        // Words of one set: look for three.
+        let target = set_of(b"w0");
+        let mut same: Vec<Vec<u8>> = vec![b"w0".to_vec()];
+        let mut i = 1u32;
+        while same.len() < 3 {
+            let w = format!("w{i}").into_bytes();
+            if set_of(&w) == target {
+                same.push(w);
+            }
+            i += 1;
+        }
+        for (k, w) in same.iter().enumerate() {
+            c.put(w, 0, w.len(), &word(&[k as u32], &[w.len() as u8], 1.0));
+        }
+        assert_eq!(get(&mut c, &same[0]), None, "the oldest was evicted");
+        assert_eq!(get(&mut c, &same[1]).map(|h| h.ids[0]), Some(1));
+        assert_eq!(get(&mut c, &same[2]).map(|h| h.ids[0]), Some(2));
+        // Every length up to the longest key.
+        for len in 0..=MAX_KEY {
+            let w = vec![b'x'; len];
+            c.put(&w, 0, len, &word(&[len as u32], &[len as u8], 2.0));
+            assert_eq!(get(&mut c, &w).map(|h| h.ids[0]), Some(len as u32));
+            // Inside a long text of other bytes, read in wide loads and masked.
+            let mut text = w.clone();
+            text.extend([b'y'; 40]);
+            assert_eq!(c.get(&text, 0, len).map(|h| h.ids[0]), Some(len as u32));
+        }
+    }
+}

@@ -1,0 +1,280 @@
+//! The word-by-word pass with its cache against the reference's single pass, on models built to
+//! break it: exact ties, scores one ulp apart at several magnitudes, near-ties that the running
+//! score's rounding decides, and texts long enough for the score shift.
+
+use simdtok_kernels::Kernels;
+
+use super::{Segment, Unigram, UnigramScratch};
+use crate::load::spm_proto::{PieceKind, SpmPiece};
+use crate::models::vocab::Vocab;
+
+const WB: &str = "\u{2581}";
+
+/// A deterministic generator (xorshift64*).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+fn piece(text: &str, score: f32, kind: PieceKind) -> SpmPiece {
+    SpmPiece {
+        text: text.into(),
+        score,
+        kind,
+        indexed: true,
+    }
+}
+
+fn unigram(pieces: Vec<SpmPiece>, kernels: &'static Kernels) -> (Vocab, Unigram) {
+    let vocab = Vocab::new(pieces, Some(0), kernels);
+    let model = Unigram::new(&vocab, kernels).expect("model builds");
+    (vocab, model)
+}
+
+/// Both passes over `text` (from one scratch, so the cache carries over between calls).
+fn both(model: &Unigram, text: &str, scratch: &mut UnigramScratch) -> (Vec<Segment>, Vec<Segment>) {
+    let (mut by_words, mut whole) = (Vec::new(), Vec::new());
+    model.encode_with(text.as_bytes(), scratch, &mut by_words, true);
+    model.encode_with(text.as_bytes(), scratch, &mut whole, false);
+    (by_words, whole)
+}
+
+/// Scores that tie or nearly tie: a few magnitudes, each with its neighbours one and two ulps
+/// away, and sums of two of them (so that two-piece paths tie one-piece paths in exact
+/// arithmetic, and round either way in `f32`).
+fn tricky_scores(rng: &mut Rng, n: usize) -> Vec<f32> {
+    let mut base: Vec<f32> = Vec::new();
+    for m in [0.25f32, 1.0, 1.5, 3.0, 7.75, 12.0, 300.0, 4096.5] {
+        base.extend([
+            -m,
+            (-m).next_up(),
+            (-m).next_down(),
+            (-m).next_up().next_up(),
+        ]);
+    }
+    (0..n)
+        .map(|_| match rng.below(4) {
+            0 => base[rng.below(base.len())] + base[rng.below(base.len())],
+            _ => base[rng.below(base.len())],
+        })
+        .collect()
+}
+
+/// A random model over the letters `abc` with `▁` only first: every piece of up to three
+/// letters (with and without `▁`), scored from `scores`.
+fn random_model(rng: &mut Rng, kernels: &'static Kernels) -> (Vocab, Unigram) {
+    let mut texts: Vec<String> = vec![WB.into()];
+    let letters = ["a", "b", "c"];
+    let mut grow = vec![String::new()];
+    for _ in 0..3 {
+        let mut next = Vec::new();
+        for g in &grow {
+            for l in letters {
+                next.push(format!("{g}{l}"));
+            }
+        }
+        texts.extend(next.iter().cloned());
+        texts.extend(next.iter().map(|t| format!("{WB}{t}")));
+        grow = next;
+    }
+    // Some pieces are left out (so that paths of many pieces and unknown characters occur).
+    texts.retain(|t| t.chars().count() == 1 || rng.below(5) != 0);
+    let scores = tricky_scores(rng, texts.len());
+    let mut pieces = vec![piece("<unk>", 0.0, PieceKind::Unknown)];
+    for (t, s) in texts.iter().zip(scores) {
+        let kind = match rng.below(40) {
+            0 => PieceKind::Unused,
+            1 => PieceKind::UserDefined,
+            _ => PieceKind::Normal,
+        };
+        pieces.push(piece(t, s, kind));
+    }
+    unigram(pieces, kernels)
+}
+
+/// A text of `words` words over `abcd` (`d` has no piece: unknown), most of them from a small
+/// set so the cache hits, sometimes with no `▁` between them.
+fn random_text(rng: &mut Rng, words: usize) -> String {
+    let common: Vec<String> = (0..40)
+        .map(|_| {
+            (0..1 + rng.below(6))
+                .map(|_| ["a", "b", "c", "d"][rng.below(4).min(rng.below(4) + 1)])
+                .collect()
+        })
+        .collect();
+    let mut text = String::new();
+    for _ in 0..words {
+        if rng.below(12) != 0 {
+            text.push_str(WB);
+        }
+        if rng.below(8) == 0 {
+            for _ in 0..1 + rng.below(12) {
+                text.push(['a', 'b', 'c', 'd', 'é'][rng.below(5)]);
+            }
+        } else {
+            text.push_str(&common[rng.below(common.len())]);
+        }
+    }
+    text
+}
+
+#[test]
+fn word_by_word_equals_the_single_pass_on_random_models_and_texts() {
+    let mut stats = (0usize, 0usize);
+    for tier_kernels in simdtok_kernels::Tier::supported()
+        .into_iter()
+        .filter_map(Kernels::for_tier)
+    {
+        let mut rng = Rng(0x5EED_0001);
+        for round in 0..60 {
+            let (_, model) = random_model(&mut rng, tier_kernels);
+            assert!(model.caches_words());
+            let mut scratch = UnigramScratch::default();
+            for t in 0..12 {
+                // Now and then a long text: the running score passes ±100 000 (scores reach
+                // −8193, so a few hundred pieces do it) and the reset falls inside words too.
+                let words = if t % 4 == 0 { 3000 } else { 1 + rng.below(40) };
+                let text = random_text(&mut rng, words);
+                let (by_words, whole) = both(&model, &text, &mut scratch);
+                assert_eq!(by_words, whole, "round {round}, text {t}: {text:?}");
+            }
+            stats.0 += scratch.reused;
+            stats.1 += scratch.guarded;
+        }
+    }
+    let (reused, guarded) = stats;
+    assert!(reused > 10_000, "the cache was used ({reused} words)");
+    assert!(guarded > 1000, "the guard refused words ({guarded})");
+}
+
+/// Two segmentations of `▁ab` whose exact scores differ by `gap`, and a prefix of words that
+/// carries the running score to about `-base`: the `f32` sums decide near-ties, and the guard
+/// must refuse exactly the words it cannot prove.
+#[test]
+fn near_ties_decided_by_the_running_score_follow_the_reference() {
+    let kernels = Kernels::scalar();
+    // Texts in which the reference split the same word two ways, and words the guard refused.
+    let (mut flipped, mut guarded) = (0, 0);
+    for gap in [0.0f32, 1e-6, 1e-4, 1e-3, 3e-3, 1e-2, 0.05, 0.5] {
+        for filler_score in [-0.5f32, -97.25, -1234.5, -9999.0] {
+            let pieces = vec![
+                piece("<unk>", 0.0, PieceKind::Unknown),
+                piece(WB, -2.0, PieceKind::Normal),
+                piece("a", -1.0, PieceKind::Normal),
+                piece("b", -2.9, PieceKind::Normal),
+                piece(&format!("{WB}a"), -1.1, PieceKind::Normal),
+                // ▁ + ab = -2 + (-2 + gap): about one gap better than ▁a + b = -1.1 + -2.9,
+                // or equal; ▁ + a + b is far behind. The two paths round differently.
+                piece("ab", -2.0 + gap, PieceKind::Normal),
+                piece("x", filler_score, PieceKind::Normal),
+            ];
+            let (_, model) = unigram(pieces, kernels);
+            let mut scratch = UnigramScratch::default();
+            for fillers in [0usize, 1, 7, 40, 81, 200, 1000] {
+                let mut text = String::new();
+                for _ in 0..fillers {
+                    text.push_str(WB);
+                    text.push('x');
+                }
+                for _ in 0..30 {
+                    text.push_str(WB);
+                    text.push_str("ab");
+                }
+                let (by_words, whole) = both(&model, &text, &mut scratch);
+                assert_eq!(
+                    by_words, whole,
+                    "gap {gap}, filler {filler_score}, {fillers}"
+                );
+                // The `▁ab` words come last: 30 of them, split after `▁` (id 1) or not.
+                let splits: Vec<bool> = whole
+                    .iter()
+                    .filter(|s| text.as_bytes()[s.start as usize] == 0xE2)
+                    .skip(fillers)
+                    .map(|s| s.id == 1)
+                    .collect();
+                assert_eq!(splits.len(), 30);
+                flipped += splits.iter().any(|&s| s != splits[0]) as usize;
+            }
+            guarded += scratch.guarded;
+        }
+    }
+    assert!(
+        flipped > 0,
+        "no text had a word split two ways: the test tests nothing"
+    );
+    assert!(guarded > 0);
+}
+
+#[test]
+fn models_whose_pieces_span_words_keep_the_single_pass() {
+    let kernels = Kernels::scalar();
+    let spanning = |kind| {
+        vec![
+            piece("<unk>", 0.0, PieceKind::Unknown),
+            piece(WB, -1.0, PieceKind::Normal),
+            piece("a", -1.0, PieceKind::Normal),
+            piece(&format!("a{WB}"), -1.5, kind),
+        ]
+    };
+    for kind in [PieceKind::Normal, PieceKind::UserDefined] {
+        let (_, model) = unigram(spanning(kind), kernels);
+        assert!(!model.caches_words(), "{kind:?}");
+    }
+    // An UNUSED piece is never chosen: it does not stop the cache.
+    let (_, model) = unigram(spanning(PieceKind::Unused), kernels);
+    assert!(model.caches_words());
+    let mut scratch = UnigramScratch::default();
+    let text = format!("{WB}a{WB}a{WB}aa");
+    let (by_words, whole) = both(&model, &text, &mut scratch);
+    assert_eq!(by_words, whole);
+}
+
+/// Real models on real text, line by line and as one long text (where the running score is
+/// shifted hundreds of times): the word-by-word pass equals the single pass.
+#[test]
+fn word_by_word_equals_the_single_pass_on_real_models() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut models = vec![
+        root.join("tests/data/sentencepiece/botchan_en_unigram_1000.model"),
+        root.join("tests/data/sentencepiece/kyoto_ja_unigram_8000.model"),
+    ];
+    // The shared data's multilingual model, when it is there (a large vocabulary).
+    let xlmr = root.join("../shared/data/models/sentencepiece/xlm-roberta-nomic.from-gguf.model");
+    if xlmr.is_file() {
+        models.push(xlmr);
+    } else {
+        eprintln!("{} is absent: XLM-R not compared", xlmr.display());
+    }
+    let corpora: Vec<String> = ["en_kjv_bible.head.txt", "udhr_scripts.txt"]
+        .iter()
+        .map(|f| std::fs::read_to_string(root.join("tests/data/corpus").join(f)).expect("corpus"))
+        .collect();
+    let kernels = Kernels::scalar();
+    for path in &models {
+        let file = crate::load::spm_proto::parse(&std::fs::read(path).expect("model")).unwrap();
+        let vocab = Vocab::new(file.pieces, file.unk_id, kernels);
+        let model = Unigram::new(&vocab, kernels).unwrap();
+        assert!(model.caches_words(), "{}", path.display());
+        let mut scratch = UnigramScratch::default();
+        for corpus in &corpora {
+            // What the normalizer makes of spaces: `▁`, with one in front.
+            let normalized = |t: &str| format!("{WB}{}", t.replace([' ', '\n'], WB));
+            for line in corpus.lines() {
+                let (by_words, whole) = both(&model, &normalized(line), &mut scratch);
+                assert_eq!(by_words, whole, "{}: {line:?}", path.display());
+            }
+            let (by_words, whole) = both(&model, &normalized(corpus), &mut scratch);
+            assert!(by_words == whole, "{}: the whole corpus", path.display());
+        }
+        assert!(scratch.reused > 1000, "{}", path.display());
+    }
+}
