@@ -7,8 +7,8 @@
 //! path ([`crate::models::unigram_guard`]); the caller reuses it only below that bound.
 //!
 //! Layout: entries of one cache line (64 bytes) — the word's bytes (up to [`MAX_KEY`], compared
-//! whole on every hit, never a hash alone), up to [`MAX_PIECES`] pieces, the bound — in sets of
-//! two ways, the more recently used first. 65 536 entries (4 MiB), allocated on first use: the
+//! whole on every hit, never a hash alone), up to [`MAX_PIECES`] pieces (longer paths in an
+//! arena beside), the bound — in sets of two ways, the more recently used first. 65 536 entries (4 MiB), allocated on first use: the
 //! distinct words of a large English corpus (with and without the `▁` before them) number some
 //! tens of thousands. The table belongs to one model at a time ([`CacheOwner`]) and watches its
 //! own hit rate ([`CacheBypass`]): on text whose words do not repeat, a miss costs an extra
@@ -24,6 +24,8 @@ pub const MAX_KEY: usize = 20;
 pub const MAX_PIECES: usize = 4;
 
 const SETS: usize = 1 << 15;
+/// The most pieces the arena of longer paths holds (3 MiB) before it starts over.
+const ARENA: usize = 1 << 18;
 
 /// One cached word.
 #[derive(Clone, Copy, Default)]
@@ -58,12 +60,26 @@ pub struct CachedWord {
     pub ends: [u8; MAX_PIECES],
 }
 
+/// One piece of a cached path.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct PathPiece {
+    pub id: u32,
+    pub score: f32,
+    /// The piece's end, relative to the word's start.
+    pub end: u8,
+}
+
 /// See the module documentation.
 #[derive(Default)]
 pub struct UnigramCache {
     owner: CacheOwner,
     /// Two entries per set; empty until first claimed.
     entries: Vec<Entry>,
+    /// The paths of more than [`MAX_PIECES`] pieces (a small vocabulary splits a long word
+    /// into many): their entries hold an offset here and the arena's generation.
+    arena: Vec<PathPiece>,
+    /// Bumped whenever the arena starts over, so that older entries read as missing.
+    generation: u32,
     bypass: CacheBypass,
 }
 
@@ -163,11 +179,13 @@ impl UnigramCache {
         let stamp = self.owner.stamp();
         let set = key.set();
         let ways = &mut self.entries[2 * set..2 * set + 2];
+        let generation = self.generation;
         let found = ways.iter().position(|e| {
             e.key == key.words
                 && e.key_tail == key.tail
                 && e.len as usize == len
                 && e.stamp == stamp.bits()
+                && (e.n as usize <= MAX_PIECES || e.ids[1] == generation)
         });
         self.bypass.record(found.is_some());
         let way = found?;
@@ -184,10 +202,48 @@ impl UnigramCache {
         })
     }
 
+    /// The pieces of a cached word of more than [`MAX_PIECES`] pieces.
+    #[inline]
+    pub fn spilled(&self, word: &CachedWord) -> &[PathPiece] {
+        debug_assert!(word.n > MAX_PIECES);
+        let at = word.ids[0] as usize;
+        &self.arena[at..at + word.n]
+    }
+
+    /// Stores the path `pieces` of the word `text[at..at + len]` and its bound.
+    pub fn put_path(
+        &mut self,
+        text: &[u8],
+        at: usize,
+        len: usize,
+        max_base: f32,
+        pieces: &[PathPiece],
+    ) {
+        let mut word = CachedWord {
+            max_base,
+            n: pieces.len(),
+            ..CachedWord::default()
+        };
+        if pieces.len() <= MAX_PIECES {
+            for (i, p) in pieces.iter().enumerate() {
+                (word.ids[i], word.scores[i], word.ends[i]) = (p.id, p.score, p.end);
+            }
+        } else {
+            if self.arena.len() + pieces.len() > ARENA {
+                self.arena.clear();
+                self.generation = self.generation.wrapping_add(1);
+            }
+            word.ids[0] = self.arena.len() as u32;
+            word.ids[1] = self.generation;
+            self.arena.extend_from_slice(pieces);
+        }
+        self.put(text, at, len, &word);
+    }
+
     /// Stores `word` as the entry of the word `text[at..at + len]`, in place of its set's less
     /// recently used entry.
-    pub fn put(&mut self, text: &[u8], at: usize, len: usize, word: &CachedWord) {
-        debug_assert!(len <= MAX_KEY && word.n <= MAX_PIECES);
+    fn put(&mut self, text: &[u8], at: usize, len: usize, word: &CachedWord) {
+        debug_assert!(len <= MAX_KEY && word.n <= u8::MAX as usize);
         let key = Key::in_text(text, at, len);
         let set = key.set();
         let stamp: Stamp = self.owner.stamp();
@@ -218,7 +274,7 @@ mod tests {
         c.claim(7);
         let the = b"\xe2\x96\x81the";
         assert_eq!(get(&mut c, the), None);
-        c.put(the, 0, the.len(), &word(&[5, 9], &[3, 6], 1234.5));
+        put(&mut c, the, &[5, 9], &[3, 6], 1234.5);
         let hit = get(&mut c, the).expect("cached");
         assert_eq!(
             (hit.n, hit.ids[..2].to_vec(), hit.ends[..2].to_vec()),
@@ -235,16 +291,17 @@ mod tests {
         assert_eq!(get(&mut c, the), None);
     }
 
-    fn word(ids: &[u32], ends: &[u8], max_base: f32) -> CachedWord {
-        let mut w = CachedWord {
-            max_base,
-            n: ids.len(),
-            ..CachedWord::default()
-        };
-        w.ids[..ids.len()].copy_from_slice(ids);
-        w.ends[..ends.len()].copy_from_slice(ends);
-        w.scores[..ids.len()].fill(-1.5);
-        w
+    fn put(c: &mut UnigramCache, word: &[u8], ids: &[u32], ends: &[u8], max_base: f32) {
+        let pieces: Vec<PathPiece> = ids
+            .iter()
+            .zip(ends)
+            .map(|(&id, &end)| PathPiece {
+                id,
+                score: -1.5,
+                end,
+            })
+            .collect();
+        c.put_path(word, 0, word.len(), max_base, &pieces);
     }
 
     fn get(c: &mut UnigramCache, word: &[u8]) -> Option<CachedWord> {
@@ -253,6 +310,29 @@ mod tests {
 
     fn set_of(word: &[u8]) -> usize {
         Key::in_text(word, 0, word.len()).set()
+    }
+
+    #[test]
+    fn long_paths_live_in_the_arena_until_it_starts_over() {
+        let mut c = UnigramCache::default();
+        c.claim(3);
+        let pieces: Vec<PathPiece> = (0..9)
+            .map(|i| PathPiece {
+                id: 100 + i,
+                score: -(i as f32),
+                end: i as u8 + 1,
+            })
+            .collect();
+        c.put_path(b"abcdefghi", 0, 9, 77.0, &pieces);
+        let hit = get(&mut c, b"abcdefghi").expect("cached");
+        assert_eq!((hit.n, hit.max_base), (9, 77.0));
+        assert_eq!(c.spilled(&hit), &pieces[..]);
+        // Fill the arena: the word's entry is then gone, not another word's pieces.
+        for k in 0..ARENA / 9 + 1 {
+            let w = format!("w{k:08}");
+            c.put_path(w.as_bytes(), 0, w.len(), 1.0, &pieces);
+        }
+        assert_eq!(get(&mut c, b"abcdefghi"), None);
     }
 
     #[test]
@@ -271,7 +351,7 @@ mod tests {
             i += 1;
         }
         for (k, w) in same.iter().enumerate() {
-            c.put(w, 0, w.len(), &word(&[k as u32], &[w.len() as u8], 1.0));
+            put(&mut c, w, &[k as u32], &[w.len() as u8], 1.0);
         }
         assert_eq!(get(&mut c, &same[0]), None, "the oldest was evicted");
         assert_eq!(get(&mut c, &same[1]).map(|h| h.ids[0]), Some(1));
@@ -279,7 +359,7 @@ mod tests {
         // Every length up to the longest key.
         for len in 0..=MAX_KEY {
             let w = vec![b'x'; len];
-            c.put(&w, 0, len, &word(&[len as u32], &[len as u8], 2.0));
+            put(&mut c, &w, &[len as u32], &[len as u8], 2.0);
             assert_eq!(get(&mut c, &w).map(|h| h.ids[0]), Some(len as u32));
             // Inside a long text of other bytes, read in wide loads and masked.
             let mut text = w.clone();

@@ -57,11 +57,10 @@
 //! `2⁻⁴⁸·M·k`, which the bound subtracts from every margin. The bound is then rounded down to
 //! an `f32`, so the caller's test `|B| < bound` in `f32` is the inequality above.
 //!
-//! A word whose path has more than [`MAX_PIECES`] pieces, or which is longer than the cache's
-//! keys, is not cached: it always takes the reference's pass.
+//! A word longer than the cache's keys is not cached: it always takes the reference's pass.
 
 use super::{NONE, Unigram};
-use crate::cache::unigram::{CachedWord, MAX_PIECES};
+use crate::cache::unigram::PathPiece;
 use crate::normalize::spm::one_char_len;
 
 /// The reference's `kScoreResetThreshold`, as the bound of the shift test.
@@ -81,9 +80,14 @@ pub(super) struct ExactNode {
 
 impl Unigram {
     /// Analyses `word` (a whole word, at most 255 bytes), with `nodes` as scratch: its path in
-    /// exact arithmetic and the bound on `|B|` under which it is the reference's (at most 0:
-    /// never). `None` when the path has more than [`MAX_PIECES`] pieces.
-    pub(super) fn analyze(&self, word: &[u8], nodes: &mut Vec<ExactNode>) -> Option<CachedWord> {
+    /// exact arithmetic into `path`, and the bound on `|B|` under which it is the reference's
+    /// (returned; at most 0: never).
+    pub(super) fn analyze(
+        &self,
+        word: &[u8],
+        nodes: &mut Vec<ExactNode>,
+        path: &mut Vec<PathPiece>,
+    ) -> f32 {
         let n = word.len();
         debug_assert!(n > 0 && n <= u8::MAX as usize);
         nodes.clear();
@@ -147,45 +151,31 @@ impl Unigram {
         nodes[n].chars = chars;
 
         // The path, back to front, and the smallest margin per character along it.
-        let mut ids = [0u32; MAX_PIECES];
-        let mut scores = [0f32; MAX_PIECES];
-        let mut ends = [0u8; MAX_PIECES];
-        let mut count = 0usize;
+        path.clear();
         let mut ratio = f64::INFINITY;
         let mut end = n;
         while end > 0 {
             let node = nodes[end];
-            if count == MAX_PIECES {
-                return None;
-            }
-            ids[count] = node.id;
-            scores[count] = self.piece_score(node.id);
-            ends[count] = end as u8;
-            count += 1;
+            path.push(PathPiece {
+                id: node.id,
+                score: self.piece_score(node.id),
+                end: end as u8,
+            });
             let margin = node.best - node.second;
             ratio = ratio.min(margin / node.chars as f64);
             end = node.start as usize;
         }
-        ids[..count].reverse();
-        scores[..count].reverse();
-        ends[..count].reverse();
+        path.reverse();
 
         let rounding = (2f64).powi(-48) * most;
         let by_margin = (ratio - rounding) * (2f64).powi(23) - most - 1.0;
         let by_reset = RESET - most - 2.0;
         let bound = by_margin.min(by_reset);
-        let max_base = if bound.is_nan() || bound <= 0.0 {
+        if bound.is_nan() || bound <= 0.0 {
             0.0
         } else {
             round_down(bound)
-        };
-        Some(CachedWord {
-            max_base,
-            n: count,
-            ids,
-            scores,
-            ends,
-        })
+        }
     }
 }
 

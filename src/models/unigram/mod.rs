@@ -27,7 +27,7 @@ mod tests;
 
 use simdtok_kernels::{DoubleArray, Kernels, PruneTable};
 
-use crate::cache::unigram::{MAX_KEY, UnigramCache};
+use crate::cache::unigram::{MAX_KEY, MAX_PIECES, PathPiece, UnigramCache};
 use crate::cache::word::new_owner;
 use crate::load::spm_proto::PieceKind;
 use crate::models::vocab::Vocab;
@@ -57,6 +57,7 @@ const NONE: u32 = u32::MAX;
 pub struct UnigramScratch {
     best: Vec<BestNode>,
     exact: Vec<guard::ExactNode>,
+    path: Vec<PathPiece>,
     cache: UnigramCache,
     /// Words whose cached path was reused, and words the guard sent to the full pass.
     #[cfg(test)]
@@ -219,39 +220,56 @@ impl Unigram {
         if word.len() > MAX_KEY || scratch.cache.skips() {
             return self.viterbi(word, start, base, &mut scratch.best, out);
         }
-        let path = match scratch.cache.get(text, start, word.len()) {
-            Some(hit) => hit,
-            None => {
-                // A path of too many pieces is cached as never reusable: the next time costs a
-                // lookup and the reference's pass, not another analysis.
-                let path = self.analyze(word, &mut scratch.exact).unwrap_or_default();
-                scratch.cache.put(text, start, word.len(), &path);
-                path
+        let len = word.len();
+        let Some(hit) = scratch.cache.get(text, start, len) else {
+            let max_base = self.analyze(word, &mut scratch.exact, &mut scratch.path);
+            scratch
+                .cache
+                .put_path(text, start, len, max_base, &scratch.path);
+            if base.abs() >= max_base {
+                return self.guarded(word, start, base, scratch, out);
             }
+            return reuse(start, base, scratch.path.iter().copied(), out);
         };
-        if base.abs() >= path.max_base {
-            #[cfg(test)]
-            {
-                scratch.guarded += 1;
-            }
-            return self.viterbi(word, start, base, &mut scratch.best, out);
+        if base.abs() >= hit.max_base {
+            return self.guarded(word, start, base, scratch, out);
         }
         #[cfg(test)]
         {
             scratch.reused += 1;
         }
-        let mut at = start as u32;
-        for i in 0..path.n {
-            let end = start as u32 + path.ends[i] as u32;
-            out.push(Segment {
-                start: at,
-                end,
-                id: path.ids[i],
+        if hit.n <= MAX_PIECES {
+            let pieces = (0..hit.n).map(|i| PathPiece {
+                id: hit.ids[i],
+                score: hit.scores[i],
+                end: hit.ends[i],
             });
-            base += path.scores[i];
-            at = end;
+            reuse(start, base, pieces, out)
+        } else {
+            reuse(
+                start,
+                base,
+                scratch.cache.spilled(&hit).iter().copied(),
+                out,
+            )
         }
-        base
+    }
+
+    /// The reference's pass over a word whose cached path the guard refused.
+    #[cold]
+    fn guarded(
+        &self,
+        word: &[u8],
+        start: usize,
+        base: f32,
+        scratch: &mut UnigramScratch,
+        out: &mut Vec<Segment>,
+    ) -> f32 {
+        #[cfg(test)]
+        {
+            scratch.guarded += 1;
+        }
+        self.viterbi(word, start, base, &mut scratch.best, out)
     }
 
     /// The score a segment of piece `id` added (the unknown piece's penalty included).
@@ -352,6 +370,30 @@ impl Unigram {
         out[first..].reverse();
         best[n].score
     }
+}
+
+/// Appends the cached path `pieces` of the word at `start` to `out`; returns the running score
+/// after it: `base` plus each piece's score, one `f32` addition at a time, as the reference adds
+/// them along the path it chose (the same one: see [`guard`]).
+#[inline]
+fn reuse(
+    start: usize,
+    mut base: f32,
+    pieces: impl Iterator<Item = PathPiece>,
+    out: &mut Vec<Segment>,
+) -> f32 {
+    let mut at = start as u32;
+    for p in pieces {
+        let end = start as u32 + p.end as u32;
+        out.push(Segment {
+            start: at,
+            end,
+            id: p.id,
+        });
+        base += p.score;
+        at = end;
+    }
+    base
 }
 
 /// Where the word after the one starting at `start` starts: the next `▁`, or the text's end.
