@@ -333,7 +333,9 @@ impl PipelineInfo for SentencePiece {
     /// No cuts, whatever the model:
     /// - unigram: the reference sums scores in `f32` along the whole text, so the Viterbi
     ///   choice between near-ties can depend on the running score where a word starts (reusing
-    ///   per-word results was measured to change words);
+    ///   per-word results blindly was measured to change words). The word cache reuses a path
+    ///   only below a proven bound on that score ([`crate::models::unigram`]); a cut would start
+    ///   the text after it from 0 instead, for every word, with no such bound;
     /// - BPE: with `add_dummy_prefix` and `remove_extra_whitespaces`, `T[..p]` loses its
     ///   trailing spaces and `T[p..]` gets the dummy `▁`, so the ids could agree, but the offsets
     ///   cannot: in `T` the `▁` of the word after the cut is the space before it (offset
