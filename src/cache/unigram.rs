@@ -4,7 +4,7 @@
 //! in `f32` along the whole text, so a word's segmentation can depend on the running score where
 //! it starts. An entry holds the word's segmentation in exact arithmetic together with the
 //! largest running score (in magnitude) under which `f32` arithmetic provably chooses the same
-//! path ([`crate::models::unigram_guard`]); the caller reuses it only below that bound.
+//! path ([`crate::models::unigram::guard`]); the caller reuses it only below that bound.
 //!
 //! Layout: entries of one cache line (64 bytes) — the word's bytes (up to [`MAX_KEY`], compared
 //! whole on every hit, never a hash alone), up to [`MAX_PIECES`] pieces (longer paths in an

@@ -49,7 +49,7 @@
 //! from `B`, which [`super::Unigram::encode`] repeats.
 //!
 //! # What the analysis computes, and its own rounding
-//! [`super::Unigram::analyze`] runs the word's lattice in `f64` from 0, visiting candidates in
+//! `Unigram::analyze` runs the word's lattice in `f64` from 0, visiting candidates in
 //! the reference's order with its strict `>`, and keeps per node the best and the best of the
 //! others (an old best that is replaced becomes one of the others; an equal candidate makes the
 //! margin 0: an exact tie is never reused). `f64` sums of `f32` scores are exact to `2⁻⁵³` per

@@ -21,7 +21,7 @@
 //! (a word is a `▁` and what follows up to the next one), and a word seen before reuses its
 //! cached path when the running score provably cannot change it ([`guard`] has the proof).
 
-mod guard;
+pub mod guard;
 #[cfg(test)]
 mod tests;
 
