@@ -246,13 +246,15 @@ pub fn run(
         };
         // The first bad text in input order, whichever thread met it first.
         let parts = parts.into_iter().collect::<Result<Vec<_>, _>>()?;
-        Ok(merge(parts, items.len(), count))
+        Ok(merge(parts, items.len(), count, pool.as_deref()))
     })
     .map_err(|(_, message): RowError| PyValueError::new_err(message))
 }
 
-/// The parts of the threads, in input order, as one output.
-fn merge(parts: Vec<Part>, rows: usize, count: bool) -> Output {
+/// The parts of the threads, in input order, as one output: each part's ids and row ends are
+/// copied into its own stretch of the output on the pool's threads (a serial copy of every id
+/// held two threads to 1.6× of one on a 4 MB batch).
+fn merge(parts: Vec<Part>, rows: usize, count: bool, pool: Option<&rayon::ThreadPool>) -> Output {
     if count {
         // In count mode each part's `ends` are its rows' counts (the ids cleared per row).
         let mut counts = Vec::with_capacity(rows);
@@ -270,12 +272,49 @@ fn merge(parts: Vec<Part>, rows: usize, count: bool) -> Output {
     }
     let total: usize = parts.iter().map(|p| p.ids.len()).sum();
     let mut ids = pool::take_ids(total);
-    let mut offsets = Vec::with_capacity(rows + 1);
+    let mut offsets: Vec<i64> = Vec::with_capacity(rows + 1);
     offsets.push(0);
+    {
+        // Disjoint stretches of the two outputs' spare capacity, one per part, in input order.
+        let mut id_rest = &mut ids.spare_capacity_mut()[..total];
+        let mut end_rest = &mut offsets.spare_capacity_mut()[..rows];
+        let mut jobs = Vec::with_capacity(parts.len());
+        let mut base = 0i64;
+        for part in &parts {
+            let (id_dst, r) = id_rest.split_at_mut(part.ids.len());
+            let (end_dst, e) = end_rest.split_at_mut(part.ends.len());
+            (id_rest, end_rest) = (r, e);
+            jobs.push((part, id_dst, end_dst, base));
+            base += part.ids.len() as i64;
+        }
+        let copy = |(part, id_dst, end_dst, base): (
+            &Part,
+            &mut [std::mem::MaybeUninit<u32>],
+            &mut [std::mem::MaybeUninit<i64>],
+            i64,
+        )| {
+            for (d, &s) in id_dst.iter_mut().zip(&part.ids) {
+                d.write(s);
+            }
+            for (d, &e) in end_dst.iter_mut().zip(&part.ends) {
+                d.write(e + base);
+            }
+        };
+        match pool {
+            Some(pool) => pool.install(|| jobs.into_par_iter().for_each(copy)),
+            None => jobs.into_iter().for_each(copy),
+        }
+    }
+    // Checked, not assumed: the `set_len` below relies on it.
+    assert_eq!(parts.iter().map(|p| p.ends.len()).sum::<usize>(), rows);
+    // SAFETY: the parts' ids and ends tile `0..total` and `0..rows` of the spare capacity
+    // (split in order above, each stretch as long as its part's), and every stretch was written
+    // whole, so the first `total` ids and `rows + 1` offsets are initialized.
+    unsafe {
+        ids.set_len(total);
+        offsets.set_len(rows + 1);
+    }
     for part in parts {
-        let base = ids.len() as i64;
-        offsets.extend(part.ends.iter().map(|&e| e + base));
-        ids.extend_from_slice(&part.ids);
         pool::give_ids(part.ids);
     }
     Output::Ids { ids, offsets }
