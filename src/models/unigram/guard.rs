@@ -61,7 +61,6 @@
 
 use super::{NONE, Unigram};
 use crate::cache::unigram::PathPiece;
-use crate::normalize::spm::one_char_len;
 
 /// The reference's `kScoreResetThreshold`, as the bound of the shift test.
 const RESET: f64 = 100_000.0;
@@ -122,29 +121,11 @@ impl Unigram {
         while pos < n {
             nodes[pos].chars = chars;
             let base = nodes[pos].best;
-            let mblen = one_char_len(word[pos]).min(n - pos);
-            let mut has_single = false;
-            let cap = self.prune.value(word[pos]) as usize;
-            if cap > 0 {
-                let end = if cap == 255 { n } else { n.min(pos + cap) };
-                self.kernels
-                    .trie_prefix_walk(&self.trie, &word[pos..end], |len, id| {
-                        let score = self.scores[id as usize];
-                        if score.is_nan() {
-                            return;
-                        }
-                        let len = len as usize;
-                        let value = base + score as f64;
-                        most = most.max(value.abs());
-                        offer(nodes, pos + len, pos, id, value);
-                        has_single |= len == mblen;
-                    });
-            }
-            if !has_single {
-                let value = base + self.unk_score as f64;
+            let mblen = self.for_each_candidate(word, pos, |len, id, score| {
+                let value = base + score as f64;
                 most = most.max(value.abs());
-                offer(nodes, pos + mblen, pos, self.unk_id, value);
-            }
+                offer(nodes, pos + len, pos, id, value);
+            });
             pos += mblen;
             chars += 1;
         }

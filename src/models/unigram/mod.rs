@@ -272,6 +272,41 @@ impl Unigram {
         self.viterbi(word, start, base, &mut scratch.best, out)
     }
 
+    /// Calls `offer(len, id, score)` for each candidate of the lattice that starts at `pos`
+    /// of `text` (a character start), in the reference's order: every piece the trie finds
+    /// there, shortest first (UNUSED pieces are skipped), then — when none of them is exactly
+    /// the character at `pos` — the unknown piece over that character. Returns the character's
+    /// length. The reference's pass and the guard's analysis both read the lattice through this.
+    #[inline(always)]
+    fn for_each_candidate(
+        &self,
+        text: &[u8],
+        pos: usize,
+        mut offer: impl FnMut(usize, u32, f32),
+    ) -> usize {
+        let n = text.len();
+        let mblen = one_char_len(text[pos]).min(n - pos);
+        let mut has_single = false;
+        let cap = self.prune.value(text[pos]) as usize;
+        if cap > 0 {
+            let end = if cap == 255 { n } else { n.min(pos + cap) };
+            self.kernels
+                .trie_prefix_walk(&self.trie, &text[pos..end], |len, id| {
+                    let score = self.scores[id as usize];
+                    if score.is_nan() {
+                        return; // UNUSED
+                    }
+                    let len = len as usize;
+                    offer(len, id, score);
+                    has_single |= len == mblen;
+                });
+        }
+        if !has_single {
+            offer(mblen, self.unk_id, self.unk_score);
+        }
+        mblen
+    }
+
     /// The score a segment of piece `id` added (the unknown piece's penalty included).
     #[inline]
     fn piece_score(&self, id: u32) -> f32 {
@@ -317,43 +352,18 @@ impl Unigram {
                 }
                 base = 0.0;
             }
-            let mblen = one_char_len(normalized[pos]).min(n - pos);
-            let mut has_single = false;
-            let cap = self.prune.value(normalized[pos]) as usize;
-            if cap > 0 {
-                let end = if cap == 255 { n } else { n.min(pos + cap) };
-                self.kernels
-                    .trie_prefix_walk(&self.trie, &normalized[pos..end], |len, id| {
-                        let score = self.scores[id as usize];
-                        if score.is_nan() {
-                            return; // UNUSED
-                        }
-                        let len = len as usize;
-                        frontier = frontier.max(pos + len);
-                        let candidate = score + base;
-                        let node = &mut best[pos + len];
-                        if node.start == NONE || candidate > node.score {
-                            *node = BestNode {
-                                score: candidate,
-                                start: pos as u32,
-                                id,
-                            };
-                        }
-                        has_single |= len == mblen;
-                    });
-            }
-            if !has_single {
-                frontier = frontier.max(pos + mblen);
-                let candidate = self.unk_score + base;
-                let node = &mut best[pos + mblen];
+            let mblen = self.for_each_candidate(normalized, pos, |len, id, score| {
+                frontier = frontier.max(pos + len);
+                let candidate = score + base;
+                let node = &mut best[pos + len];
                 if node.start == NONE || candidate > node.score {
                     *node = BestNode {
                         score: candidate,
                         start: pos as u32,
-                        id: self.unk_id,
+                        id,
                     };
                 }
-            }
+            });
             pos += mblen;
         }
         let first = out.len();
