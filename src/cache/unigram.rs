@@ -8,10 +8,11 @@
 //!
 //! Layout: entries of one cache line (64 bytes) — the word's bytes (up to [`MAX_KEY`], compared
 //! whole on every hit, never a hash alone), up to [`MAX_PIECES`] pieces (longer paths in an
-//! arena beside), the bound — in sets of two ways, the more recently used first. 65 536 entries (4 MiB), allocated on first use: the
-//! distinct words of a large English corpus (with and without the `▁` before them) number some
-//! tens of thousands. The table belongs to one model at a time ([`CacheOwner`]) and watches its
-//! own hit rate ([`CacheBypass`]): on text whose words do not repeat, a miss costs an extra
+//! arena beside, 3 MiB at most), the bound — in sets of two ways, the more recently used first.
+//! 65 536 entries (4 MiB), allocated on first use, doubled once after 4096 evictions:
+//! the distinct words of a large English corpus (with and without the `▁` before them) number
+//! some tens of thousands. The table belongs to one model at a time ([`CacheOwner`]) and watches
+//! its own hit rate ([`CacheBypass`]): on text whose words do not repeat, a miss costs an extra
 //! analysis of the word, so lookups stop for a while.
 
 use crate::cache::bypass::CacheBypass;
