@@ -45,8 +45,14 @@ def read_lines(path: Path) -> list[str]:
 
 
 def timed(fn, passes: int) -> float:
-    """The median seconds of ``passes`` calls after one warm-up."""
-    fn()
+    """The median seconds of ``passes`` calls after a warm-up of at least three calls and half a
+    second: a new thread count starts new threads, whose caches fill over the first passes (as
+    ``simdtok bench``, the library's figure, warms up before it times)."""
+    start = time.perf_counter()
+    for _ in range(3):
+        fn()
+    while time.perf_counter() - start < 0.5:
+        fn()
     times = []
     for _ in range(passes):
         t = time.perf_counter()
