@@ -131,14 +131,7 @@ impl<S: Sink> Sink for CharSpans<'_, S> {
         if !S::OFFSETS {
             return self.sink.push(id, start, end);
         }
-        let mut cs = start;
-        while !self.norm.is_char_boundary(cs) {
-            cs -= 1;
-        }
-        let mut ce = end;
-        while !self.norm.is_char_boundary(ce) {
-            ce += 1;
-        }
+        let (cs, ce) = sink::widen_to_chars(self.norm, start, end);
         let (mut os, mut oe) = match self.spans {
             Some(spans) => (spans[cs].0 as usize, spans[ce - 1].1 as usize),
             None => (self.base + cs, self.base + ce),

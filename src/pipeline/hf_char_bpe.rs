@@ -133,14 +133,7 @@ impl<S: Sink> Sink for WholeChars<'_, S> {
         if !S::OFFSETS {
             return self.sink.push(id, start, end);
         }
-        let mut s = start;
-        while !self.text.is_char_boundary(s) {
-            s -= 1;
-        }
-        let mut e = end;
-        while !self.text.is_char_boundary(e) {
-            e += 1;
-        }
+        let (s, e) = sink::widen_to_chars(self.text, start, end);
         self.sink.push(id, self.base + s, self.base + e);
     }
 }

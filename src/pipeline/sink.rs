@@ -36,6 +36,22 @@ pub(crate) trait Sink {
     fn added_text(&mut self, _text: &str) {}
 }
 
+/// `start..end` widened to the characters of `text` it touches: a token that starts or ends
+/// inside a character (a byte-level token of part of one) is given the whole character, as the
+/// reference's offsets are.
+#[inline]
+pub(crate) fn widen_to_chars(text: &str, start: usize, end: usize) -> (usize, usize) {
+    let mut s = start;
+    while !text.is_char_boundary(s) {
+        s -= 1;
+    }
+    let mut e = end;
+    while !text.is_char_boundary(e) {
+        e += 1;
+    }
+    (s, e)
+}
+
 /// Pushes consecutive `tokens` into `sink` one by one, the first starting at byte `at`.
 #[inline]
 pub(crate) fn push_each<S: Sink + ?Sized>(
