@@ -100,6 +100,8 @@ impl CharsMap {
 /// Where `norm_to_orig` goes: a vector, or nowhere when only ids are wanted (the reference skips
 /// it too in that case), so the same normalization code serves both without a branch per byte.
 pub trait OffsetSink {
+    /// Whether it records anything (else the normalizer takes its offset-free fast paths).
+    const RECORDS: bool = true;
     /// Records `offset` for `n` more normalized bytes.
     fn repeat(&mut self, offset: usize, n: usize);
     /// Records `start, start + 1, …` for `n` more normalized bytes (verbatim input).
@@ -133,6 +135,7 @@ impl OffsetSink for Vec<u32> {
 pub struct NoOffsets;
 
 impl OffsetSink for NoOffsets {
+    const RECORDS: bool = false;
     #[inline]
     fn repeat(&mut self, _: usize, _: usize) {}
     #[inline]
@@ -311,14 +314,17 @@ impl SpmNormalizer {
     /// Appends a run of verbatim ASCII starting at input offset `consumed`, applying to its
     /// spaces exactly what the general loop does to a character that normalizes to " "; returns
     /// the new `is_prev_space`.
-    fn push_verbatim(
+    fn push_verbatim<N: OffsetSink>(
         &self,
         run: &[u8],
         mut consumed: usize,
         mut is_prev_space: bool,
         out: &mut Vec<u8>,
-        norm_to_orig: &mut impl OffsetSink,
+        norm_to_orig: &mut N,
     ) -> bool {
+        if !N::RECORDS {
+            return self.push_verbatim_unrecorded(run, is_prev_space, out);
+        }
         let mut rest = run;
         while !rest.is_empty() {
             let word = rest.iter().position(|&b| b == b' ').unwrap_or(rest.len());
@@ -343,6 +349,44 @@ impl SpmNormalizer {
         is_prev_space
     }
 
+    /// [`SpmNormalizer::push_verbatim`] when no offsets are recorded, in one pass with no branch
+    /// per byte (words of English are a few bytes long, and a branch on each space, or a copy
+    /// per word, mispredicted or cost a call each): every byte writes four bytes at the write
+    /// position — itself, or for a space the space's normalized form — and the position moves
+    /// by the byte's normalized length: 1, or for a space 3 (U+2581) or 1 (a space kept as is),
+    /// or 0 where it follows a space and extra whitespace is removed. Bytes written past the
+    /// position are overwritten by the next byte's, or cut off at the end.
+    fn push_verbatim_unrecorded(&self, run: &[u8], is_prev_space: bool, out: &mut Vec<u8>) -> bool {
+        let (space, space_len) = if self.escape_whitespaces {
+            let [a, b, c] = SPACE_SYMBOL else {
+                unreachable!("U+2581 is three bytes")
+            };
+            (u32::from_le_bytes([*a, *b, *c, 0]), 3)
+        } else {
+            (b' ' as u32, 1)
+        };
+        let collapse = self.remove_extra_whitespaces as usize;
+        let base = out.len();
+        // The most the run can take, and the three bytes the last write may spill over.
+        out.resize(base + run.len() * space_len + 3, 0);
+        let buf = &mut out[base..];
+        let mut prev_space = is_prev_space as usize;
+        let mut at = 0;
+        for &b in run {
+            let is_space = (b == b' ') as usize;
+            let written = if is_space == 1 { space } else { b as u32 };
+            buf[at..at + 4].copy_from_slice(&written.to_le_bytes());
+            at += if is_space == 1 {
+                space_len * (1 - prev_space)
+            } else {
+                1
+            };
+            prev_space = is_space & collapse;
+        }
+        out.truncate(base + at);
+        prev_space == 1
+    }
+
     fn push_space(&self, out: &mut Vec<u8>, norm_to_orig: &mut impl OffsetSink, consumed: usize) {
         if self.escape_whitespaces {
             out.extend_from_slice(SPACE_SYMBOL);
@@ -350,6 +394,50 @@ impl SpmNormalizer {
         } else {
             out.push(b' ');
             norm_to_orig.repeat(consumed, 1);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::load::spm_proto::SpmNormalizerSpec;
+    use crate::models::test_text::TestText;
+
+    /// The ids-only path ([`NoOffsets`], which skips the per-word copies) normalizes every text
+    /// to the same bytes as the path that records offsets, under every whitespace setting: runs
+    /// of spaces at the start, inside and at the end, texts of spaces only, and ASCII runs cut
+    /// by non-ASCII characters (which take the general path in between).
+    #[test]
+    fn ids_only_normalization_equals_the_recorded_one() {
+        let mut g = TestText::new(0x6A09_E667);
+        const ALPHABET: [&str; 7] = ["a", "b", " ", " ", "  ", "é", "日"];
+        for flags in 0..16u32 {
+            let spec = SpmNormalizerSpec {
+                name: String::new(),
+                precompiled_charsmap: Vec::new(),
+                add_dummy_prefix: flags & 1 != 0,
+                remove_extra_whitespaces: flags & 2 != 0,
+                escape_whitespaces: flags & 4 != 0,
+            };
+            let n = SpmNormalizer::new(&spec, flags & 8 != 0, &[], Kernels::scalar()).unwrap();
+            for len in 0..120 {
+                let text: String = (0..len)
+                    .map(|_| ALPHABET[g.below(ALPHABET.len() as u32) as usize])
+                    .collect();
+                let (mut recorded, mut offsets, mut unrecorded) =
+                    (Vec::new(), Vec::new(), Vec::new());
+                n.normalize(text.as_bytes(), &mut recorded, &mut offsets);
+                n.normalize(text.as_bytes(), &mut unrecorded, &mut NoOffsets);
+                assert_eq!(
+                    String::from_utf8_lossy(&unrecorded),
+                    String::from_utf8_lossy(&recorded),
+                    "flags {flags:#06b}, text {text:?}"
+                );
+                if !recorded.is_empty() {
+                    assert_eq!(offsets.len(), recorded.len() + 1);
+                }
+            }
         }
     }
 }
