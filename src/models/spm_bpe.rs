@@ -11,12 +11,13 @@
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 
-use std::sync::atomic::{AtomicUsize, Ordering as AtomicOrdering};
-
 use simdtok_kernels::{ByteSet, Kernels};
+
+use crate::cache::word::{self as word_cache, Key, MAX_WORD, WordCache};
 
 use crate::load::spm_proto::PieceKind;
 use crate::models::rank_queue::RankQueue;
+use crate::models::token::{PieceToken, WordToken};
 use crate::models::unigram::Segment;
 use crate::models::vocab::Vocab;
 use crate::normalize::prefix_matcher::PrefixMatcher;
@@ -113,17 +114,19 @@ impl Candidates {
 }
 
 /// Reusable buffers of one encoding thread.
-#[derive(Default, Debug)]
+#[derive(Default)]
 pub struct BpeScratch {
     symbols: Vec<Symbol>,
     heap: Candidates,
     /// Merged UNUSED piece → the two pieces it was made from (byte ranges of the text).
     unmerge: HashMap<Box<[u8]>, (u32, u32, u32, u32)>,
-    /// Segments of recently seen words (relative to the word), for the model `cache_owner`.
-    cache: HashMap<Box<[u8]>, Box<[Segment]>>,
-    cache_owner: Option<usize>,
-    /// The segments of the word being encoded.
+    /// Segments of recently seen words, for one model at a time (see [`WordCache::claim`]).
+    cache: WordCache,
+    /// The segments of the word being encoded (relative to the word), and the same as the
+    /// cache's tiers take them.
     word: Vec<Segment>,
+    word_tokens: Vec<WordToken>,
+    piece_tokens: Vec<PieceToken>,
 }
 
 /// A SentencePiece BPE model over a vocabulary.
@@ -134,7 +137,7 @@ pub struct SpmBpe {
     /// character (see [`SpmBpe::encode`]).
     word_split: bool,
     /// Distinguishes this model's entries in the per-thread word cache.
-    id: usize,
+    cache_owner: usize,
     /// Per piece id, the rank of its score among the distinct scores, highest first.
     ranks: Vec<u32>,
     /// (left piece, right piece) → the piece they spell together, for every way of cutting
@@ -148,11 +151,6 @@ pub struct SpmBpe {
     kernels: &'static Kernels,
 }
 
-/// Words up to this many bytes are cached; the cache holds at most [`CACHE_WORDS`] of them per
-/// thread and starts over when full, so its memory stays bounded.
-const CACHE_WORD_BYTES: usize = 64;
-const CACHE_WORDS: usize = 1 << 15;
-
 impl SpmBpe {
     /// `user_symbols` are the model's USER_DEFINED pieces.
     pub fn new(
@@ -160,7 +158,6 @@ impl SpmBpe {
         user_symbols: &[&str],
         kernels: &'static Kernels,
     ) -> Result<SpmBpe, String> {
-        static NEXT_ID: AtomicUsize = AtomicUsize::new(0);
         let user_symbols_trie = PrefixMatcher::new(user_symbols)?;
         let mut scores: Vec<f32> = vocab.pieces().iter().map(|p| p.score).collect();
         scores.sort_by(|a, b| b.total_cmp(a));
@@ -208,7 +205,7 @@ impl SpmBpe {
             ascii_ids,
             user_symbols: user_symbols_trie,
             word_split: words_are_independent(vocab),
-            id: NEXT_ID.fetch_add(1, AtomicOrdering::Relaxed),
+            cache_owner: word_cache::new_owner(),
             space_lead: ByteSet::of_bytes(&SPACE_SYMBOL[..1]),
             kernels,
         })
@@ -247,10 +244,7 @@ impl SpmBpe {
         if !self.word_split {
             return self.encode_span(vocab, normalized, scratch, out);
         }
-        if scratch.cache_owner != Some(self.id) {
-            scratch.cache.clear();
-            scratch.cache_owner = Some(self.id);
-        }
+        scratch.cache.claim(self.cache_owner);
         let mut start = 0;
         let mut at = 1;
         while let Some(p) = self.kernels.find_in(&self.space_lead, normalized, at) {
@@ -264,7 +258,9 @@ impl SpmBpe {
         self.encode_word(vocab, normalized, start, normalized.len(), scratch, out);
     }
 
-    /// Appends the segments of the word `text[start..end]`, from the cache when it is there.
+    /// Appends the segments of the word `text[start..end]`, from the cache when it is there: a
+    /// word of up to [`MAX_WORD`] bytes and four pieces in the short tier, any other in the
+    /// long one (which stores a word the second time it is seen).
     fn encode_word(
         &self,
         vocab: &Vocab,
@@ -275,28 +271,66 @@ impl SpmBpe {
         out: &mut Vec<Segment>,
     ) {
         let word = &text[start..end];
-        let shift = |segs: &[Segment], out: &mut Vec<Segment>| {
-            out.extend(segs.iter().map(|s| Segment {
-                start: s.start + start as u32,
-                end: s.end + start as u32,
-                id: s.id,
-            }));
-        };
-        if word.len() <= CACHE_WORD_BYTES
-            && let Some(segs) = scratch.cache.get(word)
+        let base = start as u32;
+        let key = (word.len() <= MAX_WORD).then(|| Key::in_text(text, start, word.len()));
+        if let Some(key) = &key
+            && scratch.cache.get(key, |id, s, e| {
+                out.push(Segment {
+                    start: base + s,
+                    end: base + e,
+                    id,
+                })
+            })
         {
-            shift(segs, out);
+            return;
+        }
+        if let Some(tokens) = scratch.cache.get_long(word) {
+            let mut at = base;
+            for t in tokens {
+                out.push(Segment {
+                    start: at,
+                    end: at + t.len,
+                    id: t.id,
+                });
+                at += t.len;
+            }
             return;
         }
         let mut segs = std::mem::take(&mut scratch.word);
         segs.clear();
         self.encode_span(vocab, word, scratch, &mut segs);
-        shift(&segs, out);
-        if word.len() <= CACHE_WORD_BYTES {
-            if scratch.cache.len() >= CACHE_WORDS {
-                scratch.cache.clear();
+        out.extend(segs.iter().map(|s| Segment {
+            start: s.start + base,
+            end: s.end + base,
+            id: s.id,
+        }));
+        // The segments tile the word (every symbol is emitted, and no UNUSED piece is split
+        // back when words are cut), as both tiers require.
+        let BpeScratch {
+            cache,
+            word_tokens,
+            piece_tokens,
+            ..
+        } = scratch;
+        match &key {
+            Some(key) if cache.fits(segs.len()) => {
+                word_tokens.clear();
+                word_tokens.extend(segs.iter().map(|s| WordToken {
+                    id: s.id,
+                    start: s.start,
+                    end: s.end,
+                }));
+                cache.put(key, word_tokens);
+                cache.grow_if_thrashing();
             }
-            scratch.cache.insert(word.into(), segs.as_slice().into());
+            _ => {
+                piece_tokens.clear();
+                piece_tokens.extend(segs.iter().map(|s| PieceToken {
+                    id: s.id,
+                    len: s.end - s.start,
+                }));
+                cache.put_long(word, piece_tokens);
+            }
         }
         scratch.word = segs;
     }
