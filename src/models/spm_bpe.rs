@@ -13,9 +13,11 @@ use std::collections::{BinaryHeap, HashMap};
 
 use simdtok_kernels::{ByteSet, Kernels};
 
+use crate::cache::long::LONG_PIECE;
 use crate::cache::word::{self as word_cache, Key, MAX_WORD, WordCache};
 
 use crate::load::spm_proto::PieceKind;
+use crate::models::part_runs::{MAX_START_RUNS, Run, merge_runs};
 use crate::models::rank_queue::RankQueue;
 use crate::models::token::{PieceToken, WordToken};
 use crate::models::unigram::Segment;
@@ -127,6 +129,10 @@ pub struct BpeScratch {
     word: Vec<Segment>,
     word_tokens: Vec<WordToken>,
     piece_tokens: Vec<PieceToken>,
+    /// The runs of equal parts of a span made of a few runs ([`SpmBpe::encode_runs`]), and the
+    /// byte ranges of its characters that spell no piece.
+    runs: Vec<Run>,
+    unspelled: Vec<(usize, usize)>,
 }
 
 /// A SentencePiece BPE model over a vocabulary.
@@ -138,6 +144,9 @@ pub struct SpmBpe {
     word_split: bool,
     /// Distinguishes this model's entries in the per-thread word cache.
     cache_owner: usize,
+    /// Whether spans may be merged as runs ([`SpmBpe::encode_runs`]): the model has no UNUSED
+    /// piece, and its ids stay below [`UNSPELLED`].
+    runs_allowed: bool,
     /// Per piece id, the rank of its score among the distinct scores, highest first.
     ranks: Vec<u32>,
     /// (left piece, right piece) → the piece they spell together, for every way of cutting
@@ -206,6 +215,8 @@ impl SpmBpe {
             user_symbols: user_symbols_trie,
             word_split: words_are_independent(vocab),
             cache_owner: word_cache::new_owner(),
+            runs_allowed: vocab.len() < UNSPELLED as usize
+                && vocab.pieces().iter().all(|p| p.kind != PieceKind::Unused),
             space_lead: ByteSet::of_bytes(&SPACE_SYMBOL[..1]),
             kernels,
         })
@@ -323,7 +334,7 @@ impl SpmBpe {
                 cache.put(key, word_tokens);
                 cache.grow_if_thrashing();
             }
-            _ => {
+            _ if word.len() <= LONG_PIECE => {
                 piece_tokens.clear();
                 piece_tokens.extend(segs.iter().map(|s| PieceToken {
                     id: s.id,
@@ -331,6 +342,7 @@ impl SpmBpe {
                 }));
                 cache.put_long(word, piece_tokens);
             }
+            _ => {}
         }
         scratch.word = segs;
     }
@@ -343,7 +355,9 @@ impl SpmBpe {
         scratch: &mut BpeScratch,
         out: &mut Vec<Segment>,
     ) {
-        if normalized.is_empty() {
+        if normalized.is_empty()
+            || (normalized.len() >= RUNS_FROM && self.encode_runs(vocab, normalized, scratch, out))
+        {
             return;
         }
         let BpeScratch {
@@ -415,6 +429,113 @@ impl SpmBpe {
             self.emit(vocab, normalized, unmerge, s.start, s.end, 0, out);
             index = s.next;
         }
+    }
+
+    /// When `text` starts as a few runs of one symbol each (a million `a`, `▁` and a line of
+    /// `=`), merges it as runs of equal parts ([`merge_runs`]: the highest score first, the
+    /// leftmost of equal scores, whole runs at a time where that provably gives what merging
+    /// one pair at a time gives), appends its segments and returns `true`; `false`, with nothing
+    /// appended, when it does not start so or `merge_runs` gives up. Only for models without
+    /// UNUSED pieces (whose splitting back needs the merge history) and texts without
+    /// user-defined symbols (which never merge).
+    fn encode_runs(
+        &self,
+        vocab: &Vocab,
+        text: &[u8],
+        scratch: &mut BpeScratch,
+        out: &mut Vec<Segment>,
+    ) -> bool {
+        if !self.runs_allowed {
+            return false;
+        }
+        let BpeScratch {
+            runs, unspelled, ..
+        } = scratch;
+        runs.clear();
+        unspelled.clear();
+        let mut at = 0;
+        while at < text.len() {
+            let (len, frozen) = self.first_symbol(&text[at..]);
+            if frozen {
+                return false;
+            }
+            let bytes = &text[at..at + len];
+            let mut id = self.symbol_id(vocab, bytes);
+            if id == NIL {
+                // A character that spells no piece: an id of its own, past the vocabulary's,
+                // so that a run of it stays one run and a run of another stays apart.
+                let known = unspelled.iter().position(|&(s, e)| &text[s..e] == bytes);
+                let k = match known {
+                    Some(k) => k,
+                    None if unspelled.len() == MAX_START_RUNS => return false,
+                    None => {
+                        unspelled.push((at, at + len));
+                        unspelled.len() - 1
+                    }
+                };
+                id = UNSPELLED + k as u32;
+            }
+            match runs.last_mut() {
+                // One id, one spelling: the same length.
+                Some(last) if last.id == id => last.count += 1,
+                _ => {
+                    if runs.len() == MAX_START_RUNS {
+                        return false;
+                    }
+                    runs.push(Run {
+                        id,
+                        len: len as u32,
+                        count: 1,
+                    });
+                }
+            }
+            at += len;
+        }
+        let part_bytes = |run: &Run| match run.id.checked_sub(UNSPELLED) {
+            Some(k) => {
+                let (s, e) = unspelled[k as usize];
+                &text[s..e]
+            }
+            None => vocab.piece(run.id).text.as_bytes(),
+        };
+        // `merged_id` for parts: the pair table when both spell pieces, else the bytes.
+        let merge = |a: &Run, b: &Run| -> (u32, u32) {
+            if (a.len + b.len) as usize > self.max_piece_len {
+                return (u32::MAX, NIL);
+            }
+            let merged = if a.id < UNSPELLED && b.id < UNSPELLED {
+                self.pairs.get(&pair_key(a.id, b.id)).copied()
+            } else {
+                vocab.normal_id(&[part_bytes(a), part_bytes(b)].concat())
+            };
+            match merged {
+                Some(id) => (self.ranks[id as usize], id),
+                None => (u32::MAX, NIL),
+            }
+        };
+        if !merge_runs(runs, merge) {
+            return false;
+        }
+        let mut start = 0u32;
+        for run in runs.iter() {
+            // As `emit`: a part is its piece when that is NORMAL or USER_DEFINED (a merged
+            // part always is), else unknown.
+            let id = match run.id {
+                id if id < UNSPELLED
+                    && matches!(vocab.kind(id), PieceKind::Normal | PieceKind::UserDefined) =>
+                {
+                    id
+                }
+                _ => vocab.unknown_segment_id(),
+            };
+            out.extend((0..run.count as u32).map(|i| Segment {
+                start: start + i * run.len,
+                end: start + (i + 1) * run.len,
+                id,
+            }));
+            start += run.count as u32 * run.len;
+        }
+        true
     }
 
     /// The piece the two symbols make together, if they make one (NORMAL, USER_DEFINED or
@@ -500,6 +621,14 @@ impl SpmBpe {
     }
 }
 
+/// Spans of at least this many bytes try [`SpmBpe::encode_runs`] first: a word is rarely a few
+/// runs, and a short one merges fast either way.
+const RUNS_FROM: usize = 64;
+
+/// The ids [`SpmBpe::encode_runs`] gives characters that spell no piece: this and the next
+/// [`MAX_START_RUNS`] - 1, above any vocabulary's ids.
+const UNSPELLED: u32 = u32::MAX - MAX_START_RUNS as u32;
+
 /// How deep UNUSED pieces are split back (`kMaxBpeResegmentDepth`).
 const MAX_RESEGMENT_DEPTH: usize = 100;
 
@@ -558,5 +687,162 @@ impl std::hash::Hasher for IdPairState {
     }
     fn finish(&self) -> u64 {
         self.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::load::spm_proto::SpmPiece;
+    use crate::models::test_text::TestText;
+
+    fn piece(text: &str, score: f32, kind: PieceKind) -> SpmPiece {
+        SpmPiece {
+            text: text.to_owned(),
+            score,
+            kind,
+            indexed: true,
+        }
+    }
+
+    /// A vocabulary over `▁`, `a`, `b` (and `c`, which spells no piece alone but is in `cc` and
+    /// `cca`): runs of `a` of random lengths, `▁` and `b` joined to a few of them, each with a
+    /// score drawn from a handful, so that many pairs tie.
+    fn run_vocab(g: &mut TestText) -> Vocab {
+        let score = |g: &mut TestText| -(g.below(6) as f32);
+        let mut pieces = vec![
+            piece("<unk>", 0.0, PieceKind::Unknown),
+            piece("▁", -1.0, PieceKind::Normal),
+            piece("a", -1.0, PieceKind::Normal),
+            piece("b", -1.0, PieceKind::Normal),
+        ];
+        for k in 2..=12 {
+            if g.below(3) != 0 {
+                pieces.push(piece(&"a".repeat(k), score(g), PieceKind::Normal));
+            }
+            for prefix in ["▁", "b", "▁b", "cc"] {
+                if g.below(4) == 0 {
+                    let text = format!("{prefix}{}", "a".repeat(k - 1));
+                    pieces.push(piece(&text, score(g), PieceKind::Normal));
+                }
+            }
+        }
+        for extra in ["ab", "ba", "bb", "▁b", "cc", "cca"] {
+            pieces.push(piece(extra, score(g), PieceKind::Normal));
+        }
+        pieces.sort_by(|x, y| x.text.cmp(&y.text));
+        pieces.dedup_by(|x, y| x.text == y.text);
+        let unk = pieces.iter().position(|p| p.kind == PieceKind::Unknown);
+        Vocab::new(pieces, unk.map(|u| u as u32), Kernels::scalar())
+    }
+
+    /// The reference's loop, one merge at a time: the pair that spells the best-scoring piece,
+    /// the leftmost of equal scores, until no pair spells a piece.
+    fn naive(vocab: &Vocab, text: &[u8]) -> Vec<Segment> {
+        let mut parts: Vec<(usize, usize)> = Vec::new();
+        let mut at = 0;
+        while at < text.len() {
+            let n = one_char_len(text[at]);
+            parts.push((at, at + n));
+            at += n;
+        }
+        loop {
+            let mut best: Option<(f32, usize)> = None;
+            for i in 0..parts.len().saturating_sub(1) {
+                if let Some(id) = vocab.normal_id(&text[parts[i].0..parts[i + 1].1]) {
+                    let score = vocab.piece(id).score;
+                    if best.is_none_or(|(s, _)| score > s) {
+                        best = Some((score, i));
+                    }
+                }
+            }
+            let Some((_, i)) = best else { break };
+            parts[i].1 = parts.remove(i + 1).1;
+        }
+        parts
+            .iter()
+            .map(|&(s, e)| Segment {
+                start: s as u32,
+                end: e as u32,
+                id: vocab
+                    .id_of(&text[s..e])
+                    .filter(|&id| vocab.kind(id) == PieceKind::Normal)
+                    .unwrap_or(vocab.unknown_segment_id()),
+            })
+            .collect()
+    }
+
+    /// A text of up to four runs of `▁`, `a`, `b` or `c`, long enough to take the runs path.
+    fn run_text(g: &mut TestText) -> String {
+        let mut text = String::from("▁");
+        for _ in 0..1 + g.below(4) {
+            let symbol = ["a", "a", "b", "c", "▁"][g.below(5) as usize];
+            let count = [1, 2, 3, 7, 64, 65, 200][g.below(7) as usize];
+            text.push_str(&symbol.repeat(count));
+        }
+        while text.len() < RUNS_FROM {
+            text.push('a');
+        }
+        text
+    }
+
+    /// Merging a few runs at once gives the reference's segments, as the one-merge-at-a-time
+    /// path does, on vocabularies full of ties.
+    #[test]
+    fn runs_merge_as_the_reference_and_the_general_path() {
+        let mut g = TestText::new(0x510E_527F);
+        let (mut took_runs, mut scratch) = (0, BpeScratch::default());
+        for _ in 0..200 {
+            let vocab = run_vocab(&mut g);
+            let mut model = SpmBpe::new(&vocab, &[], Kernels::scalar()).unwrap();
+            for _ in 0..20 {
+                let text = run_text(&mut g);
+                let want = naive(&vocab, text.as_bytes());
+                let mut got = Vec::new();
+                model.runs_allowed = true;
+                if model.encode_runs(&vocab, text.as_bytes(), &mut scratch, &mut got) {
+                    took_runs += 1;
+                    assert_eq!(got, want, "runs, {text:?}");
+                }
+                got.clear();
+                model.runs_allowed = false;
+                model.encode_span(&vocab, text.as_bytes(), &mut scratch, &mut got);
+                assert_eq!(got, want, "one merge at a time, {text:?}");
+            }
+        }
+        assert!(
+            took_runs > 200 * 20 / 2,
+            "took the runs path {took_runs} times"
+        );
+    }
+
+    /// A million `a` (after `▁`) in time that does not grow with the run, through the whole
+    /// model, with a vocabulary as training makes them (a longer run scores lower than its
+    /// halves): the segments tile the text, and begin as a shorter run's do.
+    #[test]
+    fn a_long_run_takes_the_runs_path() {
+        let mut pieces = vec![
+            piece("<unk>", 0.0, PieceKind::Unknown),
+            piece("▁", -1.0, PieceKind::Normal),
+            piece("a", -1.0, PieceKind::Normal),
+            piece("▁a", -2.5, PieceKind::Normal),
+        ];
+        for k in 2..=16 {
+            pieces.push(piece(&"a".repeat(k), -(k as f32), PieceKind::Normal));
+        }
+        let vocab = Vocab::new(pieces, Some(0), Kernels::scalar());
+        let model = SpmBpe::new(&vocab, &[], Kernels::scalar()).unwrap();
+        let text = format!("▁{}", "a".repeat(1_000_000));
+        let mut scratch = BpeScratch::default();
+        let mut got = Vec::new();
+        assert!(model.encode_runs(&vocab, text.as_bytes(), &mut scratch, &mut got));
+        let mut at = 0;
+        for s in &got {
+            assert_eq!(s.start, at);
+            at = s.end;
+        }
+        assert_eq!(at as usize, text.len());
+        let short = naive(&vocab, &text.as_bytes()[..1003]);
+        assert_eq!(got[..short.len() - 2], short[..short.len() - 2]);
     }
 }
