@@ -3,7 +3,9 @@
 //! Gemma-layout `gemma-1k*` ones made with 0.23.2): every golden case of every configuration (tests/golden/bpe, made by gen_bpe.py), on
 //! every tier — ids (`encode` and `encode_full`), byte spans, pieces (tokenizer.json
 //! configurations), the decoded text and, for tokenizer.json, the ids with `add_special_tokens`
-//! must all be identical.
+//! must all be identical. The `*-dup-merges` configurations (their tokenizer.json files beside
+//! their goldens, made by tests/golden/bpe/make_dup_merges_tokenizers.py) list many merges more
+//! than once: the reference ranks such a pair at its last place.
 //!
 //! Test names read `<config>::<tier>`. A tier the CPU lacks is reported as ignored (and fails under
 //! SIMDTOK_REQUIRE_TIERS, as in the kernel tests). The tiktoken rank files and the tokenizer.json

@@ -94,7 +94,9 @@ pub fn from_tokenizer_json(
         .into_iter()
         .map(|(t, id)| (t.into_bytes(), id))
         .collect();
-    let merges = last_of_each_pair(m.merges)
+    // A pair listed twice takes its last rank, as in the reference (MergesBpe sees to it).
+    let merges = m
+        .merges
         .into_iter()
         .map(|(a, b)| (a.into_bytes(), b.into_bytes()))
         .collect();
@@ -114,28 +116,6 @@ pub fn from_tokenizer_json(
         token_strings,
     };
     Ok(HfCharBpe::new(parts, options.add_special_tokens, kernels))
-}
-
-/// `merges` with a pair listed more than once kept only where it is listed last: the reference
-/// collects the list into a map, so a pair's last rank is the one that counts (`[a b, b c, a b]`
-/// merges `abc` as `a bc`), where [`MergesBpe`] keeps the first. Dropping the earlier entries
-/// keeps every other merge's order, and order is all a rank decides. (Trained files never list
-/// a pair twice; this costs a hash of each merge, cheap at these files' sizes.)
-fn last_of_each_pair(merges: Vec<(String, String)>) -> Vec<(String, String)> {
-    let mut last = HashMap::with_capacity(merges.len());
-    for (i, pair) in merges.iter().enumerate() {
-        last.insert(pair, i);
-    }
-    if last.len() == merges.len() {
-        return merges;
-    }
-    let keep: Vec<bool> = (0..merges.len()).map(|i| last[&merges[i]] == i).collect();
-    drop(last);
-    merges
-        .into_iter()
-        .zip(keep)
-        .filter_map(|(pair, kept)| kept.then_some(pair))
-        .collect()
 }
 
 #[cfg(test)]

@@ -202,7 +202,8 @@ fn key(a: u32, b: u32) -> u64 {
 
 impl MergesBpe {
     /// The model of a vocabulary (token bytes and id, after undoing the byte-level alphabet)
-    /// and a merges list (pairs of token bytes, in rank order). Merges whose parts or result are
+    /// and a merges list (pairs of token bytes, in rank order; a pair listed more than once
+    /// has the rank of its last place, as in the reference). Merges whose parts or result are
     /// not in the vocabulary are an error, as in the reference.
     pub fn new(
         vocab: Vec<(Vec<u8>, u32)>,
@@ -276,16 +277,18 @@ impl MergesBpe {
             let mut joined = a;
             joined.extend_from_slice(rest);
             let new = id(&joined)?;
-            // A pair listed twice keeps its first (lowest) rank.
-            let merge = *map.entry(key(ia, ib)).or_insert((rank as u32, new));
+            // A pair listed twice keeps its last rank, as in the reference, which collects the
+            // list into a map (`[a b, b c, a b]` merges `abc` as `a bc`): each later entry
+            // overwrites the map's, the grid's and the byte pairs' (the result is the same
+            // token, the pair's two parts joined).
+            let merge = (rank as u32, new);
+            map.insert(key(ia, ib), merge);
             if ((ia | ib) as usize) < GRID_IDS {
                 grid[ia as usize * GRID_IDS + ib as usize] = merge;
             }
             lefts[ia as usize / 64] |= 1 << (ia % 64);
             rights[ib as usize / 64] |= 1 << (ib % 64);
-            if let Some((x, y)) = bytes
-                && byte_pairs[(x as usize) << 8 | y as usize].0 == NONE
-            {
+            if let Some((x, y)) = bytes {
                 byte_pairs[(x as usize) << 8 | y as usize] = merge;
             }
         }
@@ -758,8 +761,8 @@ mod tests {
     #[test]
     fn the_grid_answers_as_the_merges_map() {
         // 700 merges of random pairs of earlier tokens: results below GRID_IDS and above,
-        // joins of low ids listed late, some bytes made by two listed pairs, one pair listed
-        // twice (its first rank counts).
+        // joins of low ids listed late, some bytes made by two listed pairs, pairs listed
+        // twice (one of two bytes, one of any ids): as in the reference, the last rank counts.
         let mut g = TestText::new(0xBB67_AE85);
         let mut tokens: Vec<Vec<u8>> = (0..=255u8).map(|b| vec![b]).collect();
         let mut merges: Vec<(Vec<u8>, Vec<u8>)> = Vec::new();
@@ -772,15 +775,127 @@ mod tests {
             }
             merges.push((tokens[a].clone(), tokens[b].clone()));
         }
+        let bytes = merges
+            .iter()
+            .position(|(a, b)| a.len() == 1 && b.len() == 1);
+        merges.push(merges[bytes.unwrap()].clone());
         merges.push(merges[3].clone());
         let vocab = tokens.iter().cloned().zip(0..).collect();
-        let bpe = MergesBpe::new(vocab, merges, false, Kernels::scalar()).unwrap();
+        let bpe = MergesBpe::new(vocab, merges.clone(), false, Kernels::scalar()).unwrap();
         assert!(bpe.len() > GRID_IDS);
         for a in 0..bpe.len().min(GRID_IDS + 50) as u32 {
             for b in 0..bpe.len().min(GRID_IDS + 50) as u32 {
                 let map = bpe.merges.get(&key(a, b)).copied();
                 assert_eq!(bpe.listed(a, b), map, "({a}, {b})");
             }
+        }
+        // Every pair has the rank of its last place in the list, in the map, the grid and the
+        // byte pairs alike.
+        let id = |t: &[u8]| tokens.iter().position(|x| x == t).unwrap() as u32;
+        let mut twice = 0;
+        for (i, (a, b)) in merges.iter().enumerate() {
+            let last = merges.iter().rposition(|m| (&m.0, &m.1) == (a, b)).unwrap();
+            twice += (last != i) as usize;
+            let want = (last as u32, id(&[&a[..], &b[..]].concat()));
+            let (ia, ib) = (id(a), id(b));
+            assert_eq!(bpe.merges.get(&key(ia, ib)), Some(&want), "merge #{i}");
+            assert_eq!(bpe.listed(ia, ib), Some(want), "merge #{i}");
+            if a.len() == 1 && b.len() == 1 {
+                let pair = bpe.byte_pairs[(a[0] as usize) << 8 | b[0] as usize];
+                assert_eq!(pair, want, "merge #{i}");
+            }
+        }
+        assert!(twice >= 2, "{twice}");
+        assert_eq!(bpe.merges[&key(id(&merges[3].0), id(&merges[3].1))].0, 701);
+        for x in 0..=255u8 {
+            for y in 0..=255u8 {
+                let (a, b) = (bpe.byte_ids[x as usize], bpe.byte_ids[y as usize]);
+                let pair = bpe.byte_pairs[(x as usize) << 8 | y as usize];
+                assert_eq!(pair, bpe.merge_of(a, b), "({x}, {y})");
+            }
+        }
+    }
+
+    #[test]
+    fn a_pair_listed_twice_merges_at_its_last_rank() {
+        // `[a b, b c, a b]`: the reference collects the list into a map, so `a b` has rank 2
+        // and `abc` is `a bc` (with its first rank, it would be `ab c`). `[b c, a b, b c]` the
+        // other way round. The merged ids below GRID_IDS (the grid) and above (the map).
+        let ab_bc: &[(&[u8], &[u8])] = &[(b"a", b"b"), (b"b", b"c"), (b"a", b"b")];
+        let bc_ab: &[(&[u8], &[u8])] = &[(b"b", b"c"), (b"a", b"b"), (b"b", b"c")];
+        let filler: Vec<Vec<u8>> = (0..300u32)
+            .map(|i| vec![0xF8, (i >> 8) as u8, i as u8])
+            .collect();
+        for high in [false, true] {
+            let mut extra: Vec<&[u8]> = Vec::new();
+            if high {
+                extra.extend(filler.iter().map(|t| &t[..]));
+            }
+            extra.extend([&b"ab"[..], b"bc"]);
+            let (ab, bc) = (256 + extra.len() as u32 - 2, 256 + extra.len() as u32 - 1);
+            assert_eq!(ab as usize >= GRID_IDS, high);
+            let (a, c) = (b'a' as u32, b'c' as u32);
+            for (merges, unit) in [(ab_bc, [a, bc]), (bc_ab, [ab, c])] {
+                let bpe = model(&extra, merges, false);
+                for k in [1, 2, 7, SHORT / 3 + 1, LONG / 3 + 1, 200] {
+                    let piece = b"abc".repeat(k);
+                    let want: Vec<u32> = unit.repeat(k);
+                    assert_eq!(ids(&bpe, &piece), want, "{merges:?} × {k}");
+                    let mut scratch = MergeScratch::default();
+                    let mut out = Vec::new();
+                    bpe.merge_bytes(&piece, &mut scratch, &mut out);
+                    let got: Vec<u32> = out.iter().map(|t| t.id).collect();
+                    assert_eq!(got, want, "{merges:?} × {k}, from bytes");
+                    for queued in [false, true] {
+                        scratch.ids.clear();
+                        scratch.lens.clear();
+                        scratch.ids.extend(piece.iter().map(|&b| b as u32));
+                        scratch.lens.resize(piece.len(), 1);
+                        out.clear();
+                        if queued {
+                            bpe.merge_queued(&mut scratch, &mut out);
+                        } else if piece.len() <= SHORT {
+                            bpe.merge_short(&mut scratch, &mut out);
+                        } else {
+                            bpe.merge_symbols(&mut scratch, &mut out);
+                        }
+                        let got: Vec<u32> = out.iter().map(|t| t.id).collect();
+                        assert_eq!(got, want, "{merges:?} × {k}, queued {queued}");
+                    }
+                }
+                let mut out = Vec::new();
+                bpe.merge_three(*b"abc", &mut out);
+                let got: Vec<u32> = out.iter().map(|t| t.id).collect();
+                assert_eq!(got, unit, "{merges:?}, three bytes");
+            }
+        }
+    }
+
+    #[test]
+    fn a_pair_listed_twice_merges_at_its_last_rank_with_affixes_too() {
+        // `tokenizers` 0.23.3 with continuing_subword_prefix "##" and this vocabulary:
+        // `[a ##b, ##b ##c, a ##b]` encodes "abc" as `a ##bc` (0, 4), `[##b ##c, a ##b, ##b ##c]`
+        // as `ab ##c` (3, 2).
+        let vocab: Vec<(Vec<u8>, u32)> = [&b"a"[..], b"##b", b"##c", b"ab", b"##bc", b"b", b"c"]
+            .iter()
+            .map(|t| t.to_vec())
+            .zip(0..)
+            .collect();
+        let ab: (&[u8], &[u8]) = (b"a", b"##b");
+        let bc: (&[u8], &[u8]) = (b"##b", b"##c");
+        for (merges, want) in [([ab, bc, ab], [0, 4]), ([bc, ab, bc], [3, 2])] {
+            let affixes = Affixes {
+                prefix: b"##".to_vec(),
+                suffix: Vec::new(),
+            };
+            let merges = merges
+                .iter()
+                .map(|(a, b)| (a.to_vec(), b.to_vec()))
+                .collect();
+            let bpe =
+                MergesBpe::with_affixes(vocab.clone(), merges, false, affixes, Kernels::scalar())
+                    .unwrap();
+            assert_eq!(ids(&bpe, b"abc"), want);
         }
     }
 

@@ -63,6 +63,7 @@ EXPECTED_TOKENIZERS = "0.23.3"
 
 BPE_DIR = "tests/data/bpe/"
 HF_DIR = "models/hf-tokenizer-json/"
+GOLDEN_BPE_DIR = "tests/golden/bpe/"
 
 
 def _hf(stem):
@@ -72,6 +73,13 @@ def _hf(stem):
 
 def _hf_repo(stem):
     return {"loader": "Tokenizer.from_file", "file": "repo:" + BPE_DIR + stem + ".tokenizer.json",
+            "no_padding": True, "no_truncation": True}
+
+
+def _hf_golden(stem):
+    """A tokenizer.json kept beside the goldens (tests/golden/bpe/)."""
+    return {"loader": "Tokenizer.from_file",
+            "file": "repo:" + GOLDEN_BPE_DIR + stem + ".tokenizer.json",
             "no_padding": True, "no_truncation": True}
 
 
@@ -139,6 +147,13 @@ CONFIGS = [
     ("gemma-1k-contiguous", _hf_repo("gemma-1k-contiguous")),
     ("gemma-1k-invert", _hf_repo("gemma-1k-invert")),
     ("gemma-1k-seq", _hf_repo("gemma-1k-seq")),
+    # Merges that list a pair more than once, whose last place is its rank (the reference collects
+    # the list into a map): gpt2-2k-trim (byte-level), kjv-spm-first (SentencePiece-style) and
+    # kjv-ws-1500 (character-level) with hundreds of their merges listed again (made by
+    # tests/golden/bpe/make_dup_merges_tokenizers.py, and kept beside their goldens).
+    ("gpt2-2k-dup-merges", _hf_golden("gpt2-2k-dup-merges")),
+    ("kjv-spm-dup-merges", _hf_golden("kjv-spm-dup-merges")),
+    ("kjv-ws-dup-merges", _hf_golden("kjv-ws-dup-merges")),
 ]
 
 # --------------------------------------------------------------------------------------------
