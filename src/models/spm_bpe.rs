@@ -7,6 +7,11 @@
 //! its length and skipped (lazy deletion), so each merge costs O(log n): no rescan per merge.
 //! A merge into an UNUSED piece is allowed and undone at the end by splitting the piece back
 //! into the two halves it was made from, recursively, as the reference does.
+//!
+//! Two shortcuts give the same segments faster: words (cut before each `▁`, where no merge can
+//! cross) go through the per-thread word cache shared with the other BPE encoders, and a long
+//! span that is a few runs of one character (a megabyte of `a`) merges whole runs at a time
+//! (`SpmBpe::encode_runs`, over [`crate::models::part_runs`]).
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
@@ -237,8 +242,8 @@ impl SpmBpe {
     /// Segments `normalized` into `out` (cleared first).
     ///
     /// When the vocabulary allows it, the text is cut into words before each U+2581 that
-    /// follows another character and the words are encoded one by one, short ones through a
-    /// per-thread cache. This gives the reference's result exactly: no piece contains a
+    /// follows another character and the words are encoded one by one, through the per-thread
+    /// word cache. This gives the reference's result exactly: no piece contains a
     /// character followed by U+2581 unless that character is U+2581 too (checked when the model
     /// is built), so no merge ever crosses a cut, and merges on the two sides of a cut do not
     /// interact — the order in which the reference's single queue interleaves them changes
