@@ -261,7 +261,7 @@ fn far_edges_out_of_reach(
 
 #[cfg(test)]
 mod tests {
-    use super::super::diff::{PAD, Search};
+    use super::super::diff::{PAD, Padded, Search};
     use super::*;
 
     /// A deterministic generator (xorshift).
@@ -298,15 +298,19 @@ mod tests {
     fn search<'a>(
         x: &'a [u8],
         y: &'a [u8],
+        padded: &'a mut Padded<u8>,
         vf: &'a mut Vec<isize>,
         vb: &'a mut Vec<isize>,
     ) -> Search<'a, u8> {
         let slots = x.len() + y.len() + 1 + 2 * PAD;
         *vf = vec![FORWARD_NONE; slots];
         *vb = vec![BACKWARD_NONE; slots];
+        let (xp, yp) = padded.fill(x, y);
         Search {
             xv: x,
             yv: y,
+            xp,
+            yp,
             vf,
             vb,
             offset: (y.len() + PAD) as isize,
@@ -337,10 +341,11 @@ mod tests {
             cases += 1;
             let bound = Bound::new(&x[..], &y[..]);
             let (mut vf, mut vb) = (Vec::new(), Vec::new());
-            let want = search(&x, &y, &mut vf, &mut vb).find_mid(xl, xr, yl, yr);
+            let want =
+                search(&x, &y, &mut Padded::default(), &mut vf, &mut vb).find_mid(xl, xr, yl, yr);
             let (mut vf, mut vb) = (Vec::new(), Vec::new());
-            let got =
-                search(&x, &y, &mut vf, &mut vb).find_mid_pruned(&bound, xl, xr, yl, yr, None);
+            let got = search(&x, &y, &mut Padded::default(), &mut vf, &mut vb)
+                .find_mid_pruned(&bound, xl, xr, yl, yr, None);
             if let Some(got) = got {
                 answered += 1;
                 assert_eq!(
@@ -354,8 +359,8 @@ mod tests {
             // Told the distance, it answers the same.
             let (mut vf, mut vb) = (Vec::new(), Vec::new());
             let cost = Some(want.left + want.right);
-            let told =
-                search(&x, &y, &mut vf, &mut vb).find_mid_pruned(&bound, xl, xr, yl, yr, cost);
+            let told = search(&x, &y, &mut Padded::default(), &mut vf, &mut vb)
+                .find_mid_pruned(&bound, xl, xr, yl, yr, cost);
             if let Some(told) = told {
                 assert_eq!(told, want);
             }
