@@ -612,17 +612,7 @@ impl<U: Unit> Search<'_, U> {
 mod tests {
     use super::*;
 
-    /// A deterministic generator (xorshift).
-    struct Rng(u64);
-
-    impl Rng {
-        fn below(&mut self, n: u64) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0 % n
-        }
-    }
+    use crate::align::test_rng::Rng;
 
     /// The snakes' first look (a load of `LANES` units a side from the padded copies) gives
     /// the unit-by-unit lengths, at every point and against every edge of a range, for both

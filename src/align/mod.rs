@@ -34,6 +34,8 @@ mod diff;
 mod maps;
 mod pruned;
 pub mod spans;
+#[cfg(test)]
+mod test_rng;
 mod units;
 
 pub use maps::FlatAlignment;

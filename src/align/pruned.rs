@@ -264,17 +264,7 @@ mod tests {
     use super::super::diff::{PAD, Padded, Search};
     use super::*;
 
-    /// A deterministic generator (xorshift).
-    struct Rng(u64);
-
-    impl Rng {
-        fn below(&mut self, n: u64) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0 % n
-        }
-    }
+    use crate::align::test_rng::Rng;
 
     /// A text over `letters`, and a copy with `#`s inserted and letters dropped or doubled, as
     /// two tokenizations of one text differ.
