@@ -249,15 +249,16 @@ impl SpmNormalizer {
         let mut is_prev_space = self.remove_extra_whitespaces;
         while !rest.is_empty() {
             // Fast path: ASCII that normalizes to itself, one character per byte; only spaces
-            // need the whitespace rules. Two kernel calls find where it ends (for most text in
-            // Latin script, the end of the line). A verbatim byte right before a non-ASCII one
-            // may start a composition rule, so it takes the general path.
-            let ascii = self.kernels.ascii_prefix_len(rest);
+            // need the whitespace rules. One kernel call finds where it ends (for most text in
+            // Latin script, the end of the line; verbatim bytes are all ASCII). It scans only
+            // up to there: scanning all the ASCII ahead would make a long text's pass
+            // quadratic. A verbatim byte right before a non-ASCII one may start a composition
+            // rule, so it takes the general path.
             let safe = self
                 .kernels
-                .find_not_in(&self.verbatim, &rest[..ascii], 0)
-                .unwrap_or(ascii);
-            let run = if safe == rest.len() || safe < ascii {
+                .find_not_in(&self.verbatim, rest, 0)
+                .unwrap_or(rest.len());
+            let run = if safe == rest.len() || rest[safe].is_ascii() {
                 safe
             } else {
                 safe.saturating_sub(1)
