@@ -9,7 +9,7 @@ use crate::encoding::Encoding;
 use crate::error::{Error, Result};
 use crate::load;
 use crate::options::LoadOptions;
-use crate::pipeline::AnyPipeline;
+use crate::pipeline::{AnyPipeline, PartCarry, PartPlace};
 
 /// A loaded tokenizer: one pipeline ([`crate::pipeline`]) of whichever family the file holds.
 #[derive(Debug)]
@@ -127,7 +127,8 @@ impl Tokenizer {
     /// graphic character. Both only while no post-processor template is applied
     /// ([`LoadOptions::add_special_tokens`]) and no added token can reach across the cut.
     /// SentencePiece models (unigram, BPE) and SentencePiece-style `tokenizer.json` BPE (Llama 2)
-    /// have none.
+    /// have none (SentencePiece models have cuts for parts that continue the text:
+    /// [`Tokenizer::last_part_cut`]).
     ///
     /// ```
     /// let tok = simdtok::Tokenizer::from_file("tests/data/bpe/encoder.json")?;
@@ -143,6 +144,79 @@ impl Tokenizer {
     /// ```
     pub fn last_safe_cut(&self, text: &[u8]) -> Option<usize> {
         self.pipeline.last_safe_cut(text)
+    }
+
+    /// The last cut in `text` for encoding a long text in parts, in order, with
+    /// [`Tokenizer::encode_part_into`] or [`Tokenizer::encode_part_ids_append`]: the largest `p`
+    /// with `0 < p < text.len()` such that, for ANY text `T` that starts with `text`, the parts
+    /// `T[..p]` and `T[p..]` (and so on for further cuts) encoded as parts give exactly the
+    /// encoding of `T`, ids and offsets (the parts' offsets moved by their starts). Every safe
+    /// cut ([`Tokenizer::last_safe_cut`]) is one; SentencePiece `.model` files (unigram and BPE)
+    /// have these and no safe cuts: they cut before a space that follows another ASCII byte
+    /// when the model's rules cannot reach across it, and a part continues its normalization
+    /// (no dummy prefix of its own, nothing stripped at a cut) and, for unigram, the running
+    /// score of the reference's pass ([`Tokenizer::parts_carry`]).
+    ///
+    /// The decision at `p` reads `text[p - k ..= p]`, `k` = [`Tokenizer::part_cut_lookback`];
+    /// search past a position `q` as for [`Tokenizer::last_safe_cut`], with `k` for 5.
+    ///
+    /// ```
+    /// use simdtok::pipeline::{PartCarry, PartPlace};
+    /// let tok = simdtok::Tokenizer::from_file("tests/data/sentencepiece/botchan_en_unigram_1000.model")?;
+    /// let text = "Hello world, and good night";
+    /// let p = tok.last_part_cut(text.as_bytes()).unwrap();
+    /// assert_eq!(&text[p..], " night");
+    /// let mut ids = Vec::new();
+    /// let first = PartPlace { first: true, last: false };
+    /// let carry = tok.encode_part_ids_append(&text[..p], first, &mut || PartCarry::default(), &mut ids);
+    /// let last = PartPlace { first: false, last: true };
+    /// tok.encode_part_ids_append(&text[p..], last, &mut || carry, &mut ids);
+    /// assert_eq!(ids, tok.encode(text));
+    /// # Ok::<(), simdtok::Error>(())
+    /// ```
+    pub fn last_part_cut(&self, text: &[u8]) -> Option<usize> {
+        self.pipeline.last_part_cut(text)
+    }
+
+    /// The most bytes before a cut that [`Tokenizer::last_part_cut`] reads.
+    pub fn part_cut_lookback(&self) -> usize {
+        self.pipeline.part_cut_lookback()
+    }
+
+    /// Whether the parts of a cut text need, each, the [`PartCarry`] the part before returned
+    /// (so a part's encoding waits for the one before at some point): true for SentencePiece
+    /// unigram models. Otherwise parts may be encoded in any order and carry nothing.
+    pub fn parts_carry(&self) -> bool {
+        self.pipeline.parts_carry()
+    }
+
+    /// [`Tokenizer::encode_into`] of one part of a text cut by [`Tokenizer::last_part_cut`].
+    /// `carry` gives what the part before returned ([`PartCarry::default`] for the first
+    /// part); it is called at most once, after the work that needs no carry, so that parts
+    /// encoded on several threads wait for each other only briefly. Offsets are the part's own.
+    pub fn encode_part_into(
+        &self,
+        text: &str,
+        place: PartPlace,
+        carry: &mut dyn FnMut() -> PartCarry,
+        out: &mut Encoding,
+        pieces: bool,
+    ) -> PartCarry {
+        self.pipeline
+            .encode_part_into(text, place, carry, out, pieces)
+    }
+
+    /// [`Tokenizer::encode_ids_append`] of one part of a cut text (see
+    /// [`Tokenizer::encode_part_into`]).
+    pub fn encode_part_ids_append(
+        &self,
+        text: &str,
+        place: PartPlace,
+        carry: &mut dyn FnMut() -> PartCarry,
+        ids: &mut Vec<u32>,
+    ) -> PartCarry {
+        self.pipeline
+            .encode_part_ids_append(text, place, carry, ids)
     }
 
     /// The kernels (hence the tier) this tokenizer uses.

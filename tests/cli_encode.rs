@@ -211,9 +211,11 @@ fn raw_input_is_one_text() {
     assert_eq!(ok_text(encode(&["--input-format", "raw"], b"")), "\n");
 }
 
-/// A raw text of several blocks is encoded in parts, cut where the model says it is safe: the
-/// output is exactly the whole text's, for every format and thread count, with models with cuts
-/// (GPT-2, BERT) and without (SentencePiece unigram, read whole).
+/// A raw text of several blocks is encoded in parts, cut where the model says it may be: the
+/// output is exactly the whole text's, for every format and thread count, with models with safe
+/// cuts (GPT-2, BERT), with part cuts (SentencePiece unigram, whose parts hand the running score
+/// on from thread to thread, and BPE) and without (a SentencePiece-style `tokenizer.json`, read
+/// whole).
 #[test]
 fn raw_input_in_parts_equals_the_whole_text() {
     let text = many_lines(12_000);
@@ -226,13 +228,16 @@ fn raw_input_in_parts_equals_the_whole_text() {
     let models = [
         ("bpe/encoder.json", true),
         ("wordpiece/bert-base-uncased.vocab.txt", true),
-        ("sentencepiece/botchan_en_unigram_1000.model", false),
+        ("sentencepiece/botchan_en_unigram_1000.model", true),
+        ("sentencepiece/kyoto_ja_unigram_8000.model", true),
+        ("sentencepiece/botchan_en_bpe_1000.model", true),
+        ("bpe/kjv-spm-first.tokenizer.json", false),
     ];
     for (model, has_cuts) in models {
         let path = data.join(model).display().to_string();
         let tok = simdtok::Tokenizer::from_file(&path).unwrap();
         assert_eq!(
-            tok.last_safe_cut(text.as_bytes()).is_some(),
+            tok.last_part_cut(text.as_bytes()).is_some(),
             has_cuts,
             "{model}"
         );

@@ -7,6 +7,12 @@
 //! added tokens) and property tests over an alphabet of those pieces. Families without cuts
 //! (SentencePiece, Llama 2 style, chains, templates) must say `None`.
 //!
+//! `Tokenizer::last_part_cut`: SentencePiece `.model` files cut texts into parts that continue
+//! each other (`encode_part_into`, the unigram running score handed from part to part); encoded
+//! in order they give the encoding of the whole, on the same texts and on whole 200 KB corpora
+//! (where the running score is shifted many times). Every other model's part cuts are its safe
+//! cuts.
+//!
 //! The committed models always run; those of `../shared/data` (or `$SIMDTOK_SHARED_DATA`), and
 //! the corpora, are skipped with a message when it is absent.
 
@@ -327,6 +333,21 @@ impl Rng {
 /// The cuts `last_safe_cut` finds on `probes` random prefixes of `text` (and on the whole),
 /// sorted and distinct. Each is checked to be a valid answer for its prefix.
 fn find_cuts(tok: &Tokenizer, text: &str, rng: &mut Rng, probes: usize) -> Vec<usize> {
+    find_with(|b| tok.last_safe_cut(b), text, rng, probes)
+}
+
+/// The cuts `last_part_cut` finds, as [`find_cuts`].
+fn find_part_cuts(tok: &Tokenizer, text: &str, rng: &mut Rng, probes: usize) -> Vec<usize> {
+    find_with(|b| tok.last_part_cut(b), text, rng, probes)
+}
+
+/// The cuts `find` gives on `probes` random prefixes of `text` (and on the whole).
+fn find_with(
+    find: impl Fn(&[u8]) -> Option<usize>,
+    text: &str,
+    rng: &mut Rng,
+    probes: usize,
+) -> Vec<usize> {
     let bytes = text.as_bytes();
     let mut cuts = Vec::new();
     if bytes.is_empty() {
@@ -338,7 +359,7 @@ fn find_cuts(tok: &Tokenizer, text: &str, rng: &mut Rng, probes: usize) -> Vec<u
         } else {
             1 + rng.below(bytes.len())
         };
-        if let Some(p) = tok.last_safe_cut(&bytes[..len]) {
+        if let Some(p) = find(&bytes[..len]) {
             assert!(0 < p && p < len, "cut {p} outside (0, {len})");
             assert!(
                 bytes[p - 1].is_ascii() && bytes[p].is_ascii(),
@@ -375,15 +396,23 @@ fn encode_parts(tok: &Tokenizer, text: &str, cuts: &[usize]) -> (Encoding, Vec<u
 /// Checks that cutting `text` at `cuts` changes nothing; on a difference, names the first cut
 /// that changes something alone, with its surroundings.
 fn check(model: &Model, what: &str, text: &str, cuts: &[usize]) {
+    check_with(encode_parts, model, what, text, cuts)
+}
+
+/// Encodes a text cut at the cuts given: the encoding and the ids-only path's ids.
+type EncodeCut = fn(&Tokenizer, &str, &[usize]) -> (Encoding, Vec<u32>);
+
+/// [`check`] with the parts encoded by `encode`.
+fn check_with(encode: EncodeCut, model: &Model, what: &str, text: &str, cuts: &[usize]) {
     let tok = &model.tok;
     let want = tok.encode_full(text);
-    let (got, ids) = encode_parts(tok, text, cuts);
+    let (got, ids) = encode(tok, text, cuts);
     if got == want && ids == want.ids {
         return;
     }
     for &p in cuts {
-        let (one, _) = encode_parts(tok, text, &[p]);
-        if one != want {
+        let (one, one_ids) = encode(tok, text, &[p]);
+        if one != want || one_ids != want.ids {
             let at = |i: usize| floor_char_boundary(text, i);
             panic!(
                 "{}: {what}: cut at {p} changes the encoding: {:?} | {:?}",
@@ -573,6 +602,22 @@ fn cuts_keep_the_encoding_of_every_corpus() {
     }
 }
 
+/// The cuts `find` gives at every prefix length of a short text, at random ones of a long.
+fn adversarial_cuts(
+    find: impl Fn(&[u8]) -> Option<usize>,
+    text: &str,
+    rng: &mut Rng,
+) -> Vec<usize> {
+    if text.len() >= 200 {
+        return find_with(find, text, rng, 4 * PROBES);
+    }
+    let mut c: Vec<usize> = (1..=text.len())
+        .filter_map(|l| find(&text.as_bytes()[..l]))
+        .collect();
+    c.dedup();
+    c
+}
+
 #[test]
 fn cuts_keep_the_encoding_of_adversarial_texts() {
     let texts = adversarial_texts();
@@ -580,15 +625,7 @@ fn cuts_keep_the_encoding_of_adversarial_texts() {
     for model in models().iter().filter(|m| m.expect == Expect::Cuts) {
         for (i, text) in texts.iter().enumerate() {
             // Every prefix length of the short texts, random ones of the long.
-            let cuts = if text.len() < 200 {
-                let mut c: Vec<usize> = (1..=text.len())
-                    .filter_map(|l| model.tok.last_safe_cut(&text.as_bytes()[..l]))
-                    .collect();
-                c.dedup();
-                c
-            } else {
-                find_cuts(&model.tok, text, &mut rng, 4 * PROBES)
-            };
+            let cuts = adversarial_cuts(|b| model.tok.last_safe_cut(b), text, &mut rng);
             check(model, &format!("adversarial text {i}"), text, &cuts);
             // And each cut alone.
             for &p in &cuts {
@@ -712,6 +749,133 @@ proptest! {
         for model in models().iter().filter(|m| m.expect == Expect::Cuts) {
             let cuts = find_cuts(&model.tok, &text, &mut rng, 16);
             check(model, "random text", &text, &cuts);
+        }
+    }
+}
+
+/// The encoding of `text` cut at `cuts` into parts encoded in order as parts
+/// (`Tokenizer::encode_part_into`, the carry of each handed to the next), offsets moved; and the
+/// ids-only path's.
+fn encode_in_parts(tok: &Tokenizer, text: &str, cuts: &[usize]) -> (Encoding, Vec<u32>) {
+    use simdtok::pipeline::{PartCarry, PartPlace};
+    let mut whole = Encoding::default();
+    let mut ids = Vec::new();
+    let (mut carry, mut ids_carry) = (PartCarry::default(), PartCarry::default());
+    let mut from = 0;
+    let ends: Vec<usize> = cuts.iter().copied().chain([text.len()]).collect();
+    for (i, &to) in ends.iter().enumerate() {
+        let part = &text[from..to];
+        let place = PartPlace {
+            first: i == 0,
+            last: i + 1 == ends.len(),
+        };
+        let mut enc = Encoding::default();
+        let before = carry;
+        carry = tok.encode_part_into(part, place, &mut || before, &mut enc, true);
+        whole.ids.extend(&enc.ids);
+        let shift = from as u32;
+        whole
+            .offsets
+            .extend(enc.offsets.iter().map(|&(s, e)| (s + shift, e + shift)));
+        whole.pieces.extend(enc.pieces);
+        let before = ids_carry;
+        ids_carry = tok.encode_part_ids_append(part, place, &mut || before, &mut ids);
+        from = to;
+    }
+    (whole, ids)
+}
+
+/// [`check`] for parts encoded as parts, in order ([`encode_in_parts`]).
+fn check_parts(model: &Model, what: &str, text: &str, cuts: &[usize]) {
+    check_with(encode_in_parts, model, what, text, cuts)
+}
+
+/// The SentencePiece `.model` files, which cut texts into parts that continue each other.
+fn spm_models() -> impl Iterator<Item = &'static Model> {
+    models().iter().filter(|m| m.label.contains(".model"))
+}
+
+#[test]
+fn safe_cuts_are_part_cuts() {
+    let mut texts = adversarial_texts();
+    texts.extend(corpus_samples().into_iter().map(|(_, t)| t).take(9));
+    for model in models().iter().filter(|m| !m.label.contains(".model")) {
+        assert!(!model.tok.parts_carry(), "{}", model.label);
+        for text in &texts {
+            let bytes = text.as_bytes();
+            assert_eq!(
+                model.tok.last_part_cut(bytes),
+                model.tok.last_safe_cut(bytes),
+                "{}",
+                model.label
+            );
+        }
+    }
+}
+
+#[test]
+fn sentencepiece_parts_keep_the_encoding_of_adversarial_texts() {
+    let texts = adversarial_texts();
+    let mut rng = Rng(0x94D0_49BB_1331_11EB);
+    for model in spm_models() {
+        for (i, text) in texts.iter().enumerate() {
+            let cuts = adversarial_cuts(|b| model.tok.last_part_cut(b), text, &mut rng);
+            check_parts(model, &format!("adversarial text {i}"), text, &cuts);
+            for &p in &cuts {
+                check_parts(model, &format!("adversarial text {i}"), text, &[p]);
+            }
+        }
+    }
+}
+
+#[test]
+fn sentencepiece_parts_keep_the_encoding_of_long_texts() {
+    // Whole committed corpora (200 KB each: the unigram pass's running score is shifted
+    // dozens of times), and the shared corpora's samples, cut at many places.
+    let mut texts: Vec<(String, String)> = [
+        "en_kjv_bible.head.txt",
+        "udhr_scripts.txt",
+        "python311_stdlib.head.py.txt",
+    ]
+    .iter()
+    .map(|f| {
+        let text = std::fs::read_to_string(repo(&format!("tests/data/corpus/{f}"))).unwrap();
+        (f.to_string(), text)
+    })
+    .collect();
+    texts.extend(corpus_samples());
+    let mut rng = Rng(0xBF58_476D_1CE4_E5B9);
+    for model in spm_models() {
+        let mut total = 0;
+        for (name, text) in &texts {
+            let cuts = find_part_cuts(&model.tok, text, &mut rng, PROBES);
+            total += cuts.len();
+            check_parts(model, name, text, &cuts);
+        }
+        let committed = !model.label.contains("(shared)");
+        assert!(!committed || total > 0, "{}: no part cut", model.label);
+        eprintln!("{}: {total} part cuts checked", model.label);
+    }
+}
+
+#[test]
+fn sentencepiece_part_cuts_are_where_the_rules_say() {
+    let prose = "The quick brown fox jumps over the lazy dog.\nIt was not amused.";
+    for model in spm_models().filter(|m| !m.label.contains("(shared)")) {
+        let p = model.tok.last_part_cut(prose.as_bytes());
+        assert_eq!(p, prose.rfind(' '), "{}", model.label);
+        // Windows from the lookback answer as the whole text does.
+        let k = model.tok.part_cut_lookback();
+        let bytes = prose.as_bytes();
+        for len in 1..=bytes.len() {
+            for w in 0..len {
+                let whole = model
+                    .tok
+                    .last_part_cut(&bytes[..len])
+                    .filter(|&p| p >= w + k);
+                let window = model.tok.last_part_cut(&bytes[w..len]).map(|p| w + p);
+                assert_eq!(window.filter(|&p| p >= w + k), whole, "{}", model.label);
+            }
         }
     }
 }

@@ -10,6 +10,7 @@ use super::encode::raw_cuts;
 use super::format::push_decimal;
 use super::input::Part;
 use super::output::Output;
+use super::parts::PartEncoder;
 use super::progress::Progress;
 use super::{CliResult, input, model};
 
@@ -36,14 +37,17 @@ pub fn run(args: CountArgs) -> CliResult {
     let (source, reader) = input::open(&args.input, BLOCK_BYTES, cuts)?;
     let progress = Progress::new(args.run.progress(), source.len);
     let mut out = Output::create(&args.output.output)?;
+    let parts = PartEncoder::new(&tokenizer);
     // The tokens of the raw text's parts so far.
     let mut raw_tokens = 0u64;
     let totals = workers.run(
         reader,
         &progress,
         |record, ids: &mut Vec<u32>, chunk| {
-            let text = source.text(record)?;
-            tokenizer.encode_ids_into(&text, ids);
+            let _guard = parts.guard();
+            let text = parts.checked(source.text(record))?;
+            ids.clear();
+            parts.ids_append(record.part, &text, ids);
             if record.part == Part::Records {
                 push_decimal(&mut chunk.bytes, ids.len() as u32);
                 chunk.bytes.push(b'\n');

@@ -13,6 +13,7 @@ use super::format::{OutputFormat, RawText, Render};
 use super::input::{Part, RawCut};
 use super::npy::NpyWriter;
 use super::output::{Output, spill_file};
+use super::parts::PartEncoder;
 use super::progress::Progress;
 use super::{CliResult, Failure, input, model};
 
@@ -62,11 +63,13 @@ pub fn run(args: EncodeArgs) -> CliResult {
     let writer_renders = render.per_block() && workers.spare_core();
     let mut raw = RawWriter::default();
     let mut rendered = Vec::new();
+    let parts = PartEncoder::new(&tokenizer);
     workers.run(
         reader,
         &progress,
         |record, enc: &mut Encoding, chunk| {
-            let text = source.text(record)?;
+            let _guard = parts.guard();
+            let text = parts.checked(source.text(record))?;
             if render.per_block() && record.part == Part::Records {
                 // Straight into the block's ids: no copy per text.
                 let before = chunk.ids.len();
@@ -78,9 +81,9 @@ pub fn run(args: EncodeArgs) -> CliResult {
             }
             if format.ids_only() {
                 enc.clear();
-                tokenizer.encode_ids_into(&text, &mut enc.ids);
+                parts.ids_append(record.part, &text, &mut enc.ids);
             } else {
-                tokenizer.encode_into(&text, enc, pieces);
+                parts.encode_into(record.part, &text, enc, pieces);
             }
             match record.part {
                 Part::Records => {
@@ -115,26 +118,23 @@ pub fn run(args: EncodeArgs) -> CliResult {
     Ok(())
 }
 
-/// Where a raw input may be cut for this tokenizer ([`Tokenizer::last_safe_cut`]); `None` for a
-/// model without safe cuts (the text is then read whole).
+/// Where a raw input may be cut for this tokenizer ([`Tokenizer::last_part_cut`]); `None` for a
+/// model without cuts (the text is then read whole).
 pub fn raw_cuts(tokenizer: &Arc<Tokenizer>) -> Option<RawCut> {
     // Every rule cuts at a space or a line end between words: a model that has none in this
     // text has no cuts (or too few to pay for reading in parts).
-    tokenizer.last_safe_cut(b"ab cd\nef gh\nij kl")?;
+    tokenizer.last_part_cut(b"ab cd\nef gh\nij kl")?;
     let tokenizer = Arc::clone(tokenizer);
+    // The bytes before a cut that the decision reads, with room to spare.
+    let lookback = tokenizer.part_cut_lookback() + 3;
     Some(Box::new(move |text: &[u8], from: usize| {
-        // A cut's decision reads the five bytes before it: a window that starts
-        // `CUT_LOOKBACK` bytes before `from` answers as the whole text for any cut at or after
-        // `from` (and at its very start, the window's start is the text's).
-        let window = from.saturating_sub(CUT_LOOKBACK);
-        let cut = window + tokenizer.last_safe_cut(&text[window..])?;
-        (cut >= from && (window == 0 || cut >= window + CUT_LOOKBACK)).then_some(cut)
+        // A window that starts `lookback` bytes before `from` answers as the whole text for
+        // any cut at or after `from` (and at its very start, the window's start is the text's).
+        let window = from.saturating_sub(lookback);
+        let cut = window + tokenizer.last_part_cut(&text[window..])?;
+        (cut >= from && (window == 0 || cut >= window + lookback)).then_some(cut)
     }))
 }
-
-/// The bytes before a cut that [`Tokenizer::last_safe_cut`] reads to decide it (five), with
-/// room to spare.
-const CUT_LOOKBACK: usize = 8;
 
 /// Joins the parts of a raw text into one text's output; `jsonl`'s offsets wait in a temporary
 /// file until the ids are written (memory stays bounded however long the text).

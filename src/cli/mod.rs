@@ -18,6 +18,7 @@ pub mod json;
 pub mod model;
 pub mod npy;
 pub mod output;
+pub mod parts;
 pub mod progress;
 pub mod report;
 pub mod train;

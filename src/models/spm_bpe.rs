@@ -239,6 +239,12 @@ impl SpmBpe {
         (one_char_len(text[0]).min(text.len()), false)
     }
 
+    /// Whether words are encoded one by one (see [`SpmBpe::encode`]): no merge crosses a
+    /// `▁` that follows another character.
+    pub fn splits_words(&self) -> bool {
+        self.word_split
+    }
+
     /// Segments `normalized` into `out` (cleared first).
     ///
     /// When the vocabulary allows it, the text is cut into words before each U+2581 that

@@ -30,6 +30,11 @@ impl PrefixMatcher {
         longest_match(kernels, &self.trie, text, RESULTS).len as usize
     }
 
+    /// The symbols' trie.
+    pub fn trie(&self) -> &DoubleArray {
+        &self.trie
+    }
+
     /// For each byte value, whether a symbol starts with it.
     pub fn first_bytes(&self) -> [bool; 256] {
         self.trie.first_bytes()

@@ -61,6 +61,18 @@ fn ascii_rules_need_non_ascii(trie: &DoubleArray, b: u8) -> bool {
     trie.value_at(node).is_none() && (1..0x80u8).all(|c| trie.child(node, c).is_none())
 }
 
+/// Whether some key of `trie` starts with `bytes`.
+fn walks(trie: &DoubleArray, bytes: &[u8]) -> bool {
+    let mut node = TrieNode::ROOT;
+    for &b in bytes {
+        match trie.child(node, b) {
+            Some(next) => node = next,
+            None => return false,
+        }
+    }
+    true
+}
+
 /// The precompiled character map: `<u32 trie size><double array><NUL-terminated replacements>`.
 #[derive(Debug)]
 struct CharsMap {
@@ -225,11 +237,27 @@ impl SpmNormalizer {
     /// Normalizes `input` into `out` (cleared first) and fills `norm_to_orig` with
     /// `out.len() + 1` input offsets (both empty for an input that normalizes to nothing).
     pub fn normalize(&self, input: &[u8], out: &mut Vec<u8>, norm_to_orig: &mut impl OffsetSink) {
+        self.normalize_part(input, out, norm_to_orig, true, true);
+    }
+
+    /// [`SpmNormalizer::normalize`] of one part of a text cut where
+    /// [`SpmNormalizer::continues_at`] allows: what the whole text's normalization makes of
+    /// the part's bytes. Only the `first` part has its leading whitespace removed and gets the
+    /// dummy prefix; only the `last` one has its trailing whitespace removed (and a dummy
+    /// suffix). Offsets are the part's own.
+    pub fn normalize_part(
+        &self,
+        input: &[u8],
+        out: &mut Vec<u8>,
+        norm_to_orig: &mut impl OffsetSink,
+        first: bool,
+        last: bool,
+    ) {
         out.clear();
         norm_to_orig.clear();
         let mut rest = input;
         let mut consumed = 0usize;
-        if self.remove_extra_whitespaces {
+        if self.remove_extra_whitespaces && first {
             while !rest.is_empty() {
                 let (s, n) = self.normalize_prefix(rest);
                 if s != b" " {
@@ -243,10 +271,11 @@ impl SpmNormalizer {
             return;
         }
         out.reserve(rest.len() * 3);
-        if !self.treat_whitespace_as_suffix && self.add_dummy_prefix {
+        if !self.treat_whitespace_as_suffix && self.add_dummy_prefix && first {
             self.push_space(out, norm_to_orig, consumed);
         }
-        let mut is_prev_space = self.remove_extra_whitespaces;
+        // A later part starts after a character that is not a space (see `continues_at`).
+        let mut is_prev_space = self.remove_extra_whitespaces && first;
         while !rest.is_empty() {
             // Fast path: ASCII that normalizes to itself, one character per byte; only spaces
             // need the whitespace rules. One kernel call finds where it ends (for most text in
@@ -294,7 +323,7 @@ impl SpmNormalizer {
                 is_prev_space = false;
             }
         }
-        if self.remove_extra_whitespaces {
+        if self.remove_extra_whitespaces && last {
             let space: &[u8] = if self.escape_whitespaces {
                 SPACE_SYMBOL
             } else {
@@ -306,10 +335,56 @@ impl SpmNormalizer {
                 out.truncate(len);
             }
         }
-        if self.treat_whitespace_as_suffix && self.add_dummy_prefix {
+        if self.treat_whitespace_as_suffix && self.add_dummy_prefix && last {
             self.push_space(out, norm_to_orig, consumed);
         }
         norm_to_orig.repeat(consumed, 1);
+    }
+
+    /// Whether `text` may be cut at `p` into parts that [`SpmNormalizer::normalize_part`]
+    /// normalizes to the whole text's normalization, part after part, each word (a `▁` and what
+    /// follows) whole in one part: `text[p]` is a space and `text[p - 1]` another byte, both
+    /// verbatim, and no rule or user-defined symbol that could match before `p` reaches `p - 1`
+    /// (so none rewrites the byte before the cut) or `p` (so none spans it).
+    ///
+    /// Proof. The normalizer visits positions left to right, at each taking the longest user
+    /// symbol, else the longest rule, else one character. A match at `q < p` covering `p - 1`
+    /// needs a key that is a prefix of `text[q..]` at least `p - q` bytes long; the walk of
+    /// `text[q..p]` (`text[q..=p]` from `p - 1`) in the trie fails for every `q` from `p` less
+    /// the longest key, so no such match exists and the normalizer reaches `p - 1`, which
+    /// (verbatim, followed by ASCII) it copies, then `p` with the space not following a space.
+    /// In the part `text[p..]` it starts at `p` in that same state (`is_prev_space` false, no
+    /// dummy prefix, nothing stripped), and sees the same bytes from there; the part before
+    /// ends with the same copied byte and nothing to strip. With spaces escaped and the dummy
+    /// `▁` in front, the space at `p` becomes the `▁` that starts a word.
+    pub fn continues_at(&self, text: &[u8], p: usize) -> bool {
+        if !self.escape_whitespaces || self.treat_whitespace_as_suffix {
+            return false;
+        }
+        if p == 0 || p >= text.len() || text[p] != b' ' || text[p - 1] == b' ' {
+            return false;
+        }
+        if !self.verbatim.contains(b' ') || !self.verbatim.contains(text[p - 1]) {
+            return false;
+        }
+        let tries = [
+            self.user_symbols.as_ref().map(PrefixMatcher::trie),
+            self.charsmap.as_ref().map(|m| &m.trie),
+        ];
+        tries.into_iter().flatten().all(|trie| {
+            let from = p.saturating_sub(trie.max_key_len());
+            (from..p).all(|q| !walks(trie, &text[q..=(p - 1).max(q + 1)]))
+        })
+    }
+
+    /// The most bytes before a cut that [`SpmNormalizer::continues_at`] reads.
+    pub fn cut_lookback(&self) -> usize {
+        let user = self
+            .user_symbols
+            .as_ref()
+            .map_or(0, |u| u.trie().max_key_len());
+        let rules = self.charsmap.as_ref().map_or(0, |m| m.trie.max_key_len());
+        user.max(rules).max(1)
     }
 
     /// Appends a run of verbatim ASCII starting at input offset `consumed`, applying to its

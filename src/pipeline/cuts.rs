@@ -23,7 +23,8 @@
 //! UTF-8 text are valid UTF-8, and only looks at bytes before `p + 1`. Rules are conservative:
 //! a cut not found costs parallelism, never exactness.
 //!
-//! Families without cuts, and why:
+//! Families without safe cuts, and why (SentencePiece `.model` files have cuts for parts that
+//! continue the text instead: `SentencePiece::last_part_cut` in `spm`):
 //! - SentencePiece unigram (`.model`): the reference adds scores in `f32` along the whole text,
 //!   so the Viterbi choice between near-ties can depend on the running score where a word
 //!   starts; reusing per-word results was measured to give other tokens.
@@ -37,6 +38,9 @@
 //!   normalized text (no pre-tokenizer).
 
 use crate::pipeline::added_tokens::AddedToken;
+
+/// The most bytes before a cut that these rules read (`T[p - 5 ..= p]`).
+pub(crate) const LOOKBACK: usize = 5;
 use crate::pretokenize::Pattern;
 
 /// `\s` and `char::is_whitespace` on an ASCII byte: `\t`, `\n`, `\x0B`, `\x0C`, `\r` and space.

@@ -48,6 +48,47 @@ pub(crate) trait PipelineInfo: Send + Sync + Debug {
     fn last_safe_cut(&self, _text: &[u8]) -> Option<usize> {
         None
     }
+
+    /// The last cut in `text` for parts encoded in order ([`crate::Tokenizer::last_part_cut`]);
+    /// the default: the last safe cut.
+    fn last_part_cut(&self, text: &[u8]) -> Option<usize> {
+        self.last_safe_cut(text)
+    }
+
+    /// The most bytes before a cut that [`PipelineInfo::last_part_cut`] reads.
+    fn part_cut_lookback(&self) -> usize {
+        cuts::LOOKBACK
+    }
+
+    /// Whether each part needs the [`PartCarry`] of the part before it.
+    fn parts_carry(&self) -> bool {
+        false
+    }
+}
+
+/// Where a part of a text cut by [`crate::Tokenizer::last_part_cut`] stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PartPlace {
+    /// The text's first part.
+    pub first: bool,
+    /// The text's last part.
+    pub last: bool,
+}
+
+impl PartPlace {
+    /// The place of a text encoded whole: first and last.
+    pub const WHOLE: PartPlace = PartPlace {
+        first: true,
+        last: true,
+    };
+}
+
+/// What one part of a cut text hands on to the next ([`crate::Tokenizer::encode_part_into`]):
+/// for a SentencePiece unigram model, the running score of the reference's pass at the cut.
+/// The default is the carry at the start of a text.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct PartCarry {
+    pub(crate) score: f32,
 }
 
 /// A pipeline as a [`crate::Tokenizer`] uses it: object safe, so one `Box<dyn AnyPipeline>`
@@ -62,6 +103,34 @@ pub(crate) trait AnyPipeline: PipelineInfo {
 
     /// Ids, offsets and (when `pieces`) token strings into `out` (cleared first).
     fn encode_into(&self, text: &str, out: &mut Encoding, pieces: bool);
+
+    /// [`AnyPipeline::encode_into`] of one part of a cut text; `carry` gives the carry of the
+    /// part before (called at most once, and only when [`PipelineInfo::parts_carry`]); returns
+    /// this part's. The default: parts are texts of their own.
+    fn encode_part_into(
+        &self,
+        text: &str,
+        _place: PartPlace,
+        _carry: &mut dyn FnMut() -> PartCarry,
+        out: &mut Encoding,
+        pieces: bool,
+    ) -> PartCarry {
+        self.encode_into(text, out, pieces);
+        PartCarry::default()
+    }
+
+    /// [`AnyPipeline::encode_ids_append`] of one part of a cut text (see
+    /// [`AnyPipeline::encode_part_into`]).
+    fn encode_part_ids_append(
+        &self,
+        text: &str,
+        _place: PartPlace,
+        _carry: &mut dyn FnMut() -> PartCarry,
+        ids: &mut Vec<u32>,
+    ) -> PartCarry {
+        self.encode_ids_append(text, ids);
+        PartCarry::default()
+    }
 }
 
 /// What a pipeline provides — encoding into a [`Sink`], and the string of a token — and the entry

@@ -14,7 +14,7 @@ use crate::models::spm_bpe::{BpeScratch, SpmBpe};
 use crate::models::unigram::{Segment, Unigram, UnigramScratch};
 use crate::models::vocab::Vocab;
 use crate::normalize::spm::{NoOffsets, SPACE_SYMBOL, SpmNormalizer, valid_char_len};
-use crate::pipeline::{AnyPipeline, PipelineInfo};
+use crate::pipeline::{AnyPipeline, PartCarry, PartPlace, PipelineInfo};
 
 #[derive(Debug)]
 enum Segmenter {
@@ -110,19 +110,73 @@ impl SentencePiece {
 
     /// Encodes `text` into `out` (cleared first). Pieces are filled only when `pieces` is set.
     pub fn encode_into(&self, text: &str, out: &mut Encoding, pieces: bool) {
+        self.encode_part_into(text, PartPlace::WHOLE, &mut PartCarry::default, out, pieces);
+    }
+
+    /// [`SentencePiece::encode_into`] of one part of a text cut by
+    /// [`SentencePiece::last_part_cut`] (see [`crate::Tokenizer::encode_part_into`]).
+    pub fn encode_part_into(
+        &self,
+        text: &str,
+        place: PartPlace,
+        carry: &mut dyn FnMut() -> PartCarry,
+        out: &mut Encoding,
+        pieces: bool,
+    ) -> PartCarry {
         out.clear();
         SCRATCH.with(|s| {
             let s = &mut *s.borrow_mut();
-            self.normalizer
-                .normalize(text.as_bytes(), &mut s.normalized, &mut s.norm_to_orig);
-            match &self.segmenter {
-                Segmenter::Unigram(u) => u.encode(&s.normalized, &mut s.unigram, &mut s.segments),
-                Segmenter::Bpe(b) => {
-                    b.encode(&self.vocab, &s.normalized, &mut s.bpe, &mut s.segments)
-                }
-            }
+            self.normalizer.normalize_part(
+                text.as_bytes(),
+                &mut s.normalized,
+                &mut s.norm_to_orig,
+                place.first,
+                place.last,
+            );
+            let next = self.segment(place, carry, s);
             self.tokens(&s.normalized, &s.norm_to_orig, &s.segments, out, pieces);
-        });
+            next
+        })
+    }
+
+    /// Segments `s.normalized` (one part of a text, or a whole one) into `s.segments`; returns
+    /// the carry for the next part.
+    fn segment(
+        &self,
+        place: PartPlace,
+        carry: &mut dyn FnMut() -> PartCarry,
+        s: &mut Scratch,
+    ) -> PartCarry {
+        match &self.segmenter {
+            Segmenter::Unigram(u) if place != PartPlace::WHOLE => {
+                let start = || carry().score;
+                let score = u.encode_part(&s.normalized, start, &mut s.unigram, &mut s.segments);
+                PartCarry { score }
+            }
+            Segmenter::Unigram(u) => {
+                u.encode(&s.normalized, &mut s.unigram, &mut s.segments);
+                PartCarry::default()
+            }
+            Segmenter::Bpe(b) => {
+                b.encode(&self.vocab, &s.normalized, &mut s.bpe, &mut s.segments);
+                PartCarry::default()
+            }
+        }
+    }
+
+    /// Whether the model's words are encoded independently, so that a text may be cut before
+    /// one ([`SentencePiece::last_part_cut`]): unigram with the word cache's guarantee, BPE with
+    /// its word split; and `▁` is a piece, so that a word never starts with an unknown piece
+    /// (which would merge with an unknown piece before it).
+    fn words_cut(&self) -> bool {
+        let words = match &self.segmenter {
+            Segmenter::Unigram(u) => u.caches_words(),
+            Segmenter::Bpe(b) => b.splits_words(),
+        };
+        words
+            && self.vocab.pieces().iter().any(|p| {
+                p.kind == PieceKind::Normal && p.indexed && p.text.as_bytes() == SPACE_SYMBOL
+            })
     }
 
     /// The ids of `text` only, into `ids` (cleared first): no offsets are tracked through
@@ -134,16 +188,28 @@ impl SentencePiece {
 
     /// [`SentencePiece::encode_ids_into`] appending to `ids` (not cleared).
     pub fn encode_ids_append(&self, text: &str, ids: &mut Vec<u32>) {
+        self.encode_part_ids_append(text, PartPlace::WHOLE, &mut PartCarry::default, ids);
+    }
+
+    /// [`SentencePiece::encode_ids_append`] of one part of a cut text (see
+    /// [`crate::Tokenizer::encode_part_into`]).
+    pub fn encode_part_ids_append(
+        &self,
+        text: &str,
+        place: PartPlace,
+        carry: &mut dyn FnMut() -> PartCarry,
+        ids: &mut Vec<u32>,
+    ) -> PartCarry {
         SCRATCH.with(|s| {
             let s = &mut *s.borrow_mut();
-            self.normalizer
-                .normalize(text.as_bytes(), &mut s.normalized, &mut NoOffsets);
-            match &self.segmenter {
-                Segmenter::Unigram(u) => u.encode(&s.normalized, &mut s.unigram, &mut s.segments),
-                Segmenter::Bpe(b) => {
-                    b.encode(&self.vocab, &s.normalized, &mut s.bpe, &mut s.segments)
-                }
-            }
+            self.normalizer.normalize_part(
+                text.as_bytes(),
+                &mut s.normalized,
+                &mut NoOffsets,
+                place.first,
+                place.last,
+            );
+            let next = self.segment(place, carry, s);
             let mut prev_unk = false;
             for seg in &s.segments {
                 let kind = self.vocab.kind(seg.id);
@@ -162,7 +228,8 @@ impl SentencePiece {
                 }
                 prev_unk = is_unk;
             }
-        });
+            next
+        })
     }
 
     /// Segments → tokens (`PopulateSentencePieceText`).
@@ -330,7 +397,7 @@ impl PipelineInfo for SentencePiece {
         self.kernels
     }
 
-    /// No cuts, whatever the model:
+    /// No safe cuts (parts encoded as texts of their own), whatever the model:
     /// - unigram: the reference sums scores in `f32` along the whole text, so the Viterbi
     ///   choice between near-ties can depend on the running score where a word starts (reusing
     ///   per-word results blindly was measured to change words). The word cache reuses a path
@@ -342,8 +409,34 @@ impl PipelineInfo for SentencePiece {
     ///   `p - 1`, or `p` when the cut is before the space), in `T[p..]` it is the dummy prefix,
     ///   at the word's first byte. Without those flags the parts' ids differ (Llama's `.model`
     ///   keeps extra whitespace: `T[p..]` gets a `▁` of its own).
+    ///
+    /// Parts that continue the text instead have cuts: [`PipelineInfo::last_part_cut`].
     fn last_safe_cut(&self, _text: &[u8]) -> Option<usize> {
         None
+    }
+
+    /// The last space `p` after another byte where the normalizer allows a cut
+    /// ([`SpmNormalizer::continues_at`], which proves that the parts normalize, as parts, to the
+    /// whole text's normalization, cut before the `▁` of the space at `p`), when the model
+    /// encodes words independently ([`SentencePiece::words_cut`]): then its segments of the
+    /// whole are those of the parts — for BPE because no merge crosses a word start, for
+    /// unigram because every path passes through it and the part continues from the running
+    /// score there — and so are the tokens made of them (a word starts with a known piece, so
+    /// no unknown run spans the cut; offsets come from the parts' own normalization, which maps
+    /// each byte as the whole text's does).
+    fn last_part_cut(&self, text: &[u8]) -> Option<usize> {
+        if !self.words_cut() {
+            return None;
+        }
+        memchr::memrchr_iter(b' ', text).find(|&p| self.normalizer.continues_at(text, p))
+    }
+
+    fn part_cut_lookback(&self) -> usize {
+        self.normalizer.cut_lookback()
+    }
+
+    fn parts_carry(&self) -> bool {
+        matches!(self.segmenter, Segmenter::Unigram(_)) && self.words_cut()
     }
 }
 
@@ -358,5 +451,26 @@ impl AnyPipeline for SentencePiece {
 
     fn encode_into(&self, text: &str, out: &mut Encoding, pieces: bool) {
         self.encode_into(text, out, pieces)
+    }
+
+    fn encode_part_into(
+        &self,
+        text: &str,
+        place: PartPlace,
+        carry: &mut dyn FnMut() -> PartCarry,
+        out: &mut Encoding,
+        pieces: bool,
+    ) -> PartCarry {
+        self.encode_part_into(text, place, carry, out, pieces)
+    }
+
+    fn encode_part_ids_append(
+        &self,
+        text: &str,
+        place: PartPlace,
+        carry: &mut dyn FnMut() -> PartCarry,
+        ids: &mut Vec<u32>,
+    ) -> PartCarry {
+        self.encode_part_ids_append(text, place, carry, ids)
     }
 }

@@ -59,11 +59,26 @@ pub struct UnigramScratch {
     exact: Vec<guard::ExactNode>,
     path: Vec<PathPiece>,
     cache: UnigramCache,
+    /// A part's words and their paths, before its running score is known
+    /// ([`Unigram::encode_part`]).
+    planned: Vec<PlannedWord>,
+    planned_pieces: Vec<PathPiece>,
     /// Words whose cached path was reused, and words the guard sent to the full pass.
     #[cfg(test)]
     reused: usize,
     #[cfg(test)]
     guarded: usize,
+}
+
+/// A word of a part and its cached path ([`Unigram::encode_part`]).
+#[derive(Clone, Debug)]
+struct PlannedWord {
+    start: usize,
+    end: usize,
+    /// Its path is reused when the running score's magnitude is below this.
+    max_base: f32,
+    /// Its path, in the part's list of pieces.
+    pieces: std::ops::Range<usize>,
 }
 
 /// The bytes of U+2581, which starts every word of a normalized text.
@@ -173,6 +188,104 @@ impl Unigram {
         self.encode_with(normalized, scratch, out, self.words_independent);
     }
 
+    /// [`Unigram::encode`] of one part of a normalized text cut before a word (a `▁`), the
+    /// reference's pass over the whole text continued: `score` gives the running score where
+    /// the part starts (0 for the first) and the one at its end is returned, for the next part.
+    /// Only for models that [cache words](Unigram::caches_words), whose paths all pass through
+    /// every word start (see [`guard`]): the pass over the text is then the pass over its parts
+    /// in turn, each from the stored score at its start.
+    ///
+    /// `score` is called once, after the work that needs no running score: each word's cached
+    /// path and bound (looked up, or analysed and cached), which is most of a word's cost.
+    /// What is left is the word-by-word pass of [`Unigram::encode`] with those paths at hand:
+    /// a comparison per word, an addition per piece, and the reference's pass over the words
+    /// the guard refuses and those too long for the cache.
+    pub fn encode_part(
+        &self,
+        normalized: &[u8],
+        score: impl FnOnce() -> f32,
+        scratch: &mut UnigramScratch,
+        out: &mut Vec<Segment>,
+    ) -> f32 {
+        out.clear();
+        if normalized.is_empty() {
+            return score();
+        }
+        assert!(self.words_independent, "the model's pieces span words");
+        scratch.cache.claim(self.cache_owner);
+        let mut words = std::mem::take(&mut scratch.planned);
+        let mut pieces = std::mem::take(&mut scratch.planned_pieces);
+        words.clear();
+        pieces.clear();
+        let mut start = 0usize;
+        while start < normalized.len() {
+            let end = next_word_start(normalized, start);
+            let from = pieces.len();
+            let max_base = self.plan_word(normalized, start, end, scratch, &mut pieces);
+            words.push(PlannedWord {
+                start,
+                end,
+                max_base,
+                pieces: from..pieces.len(),
+            });
+            start = end;
+        }
+        let mut base = score();
+        for w in &words {
+            if !(-SCORE_RESET..=SCORE_RESET).contains(&base) {
+                base = 0.0; // the reference's shift at the word's start (see `guard`)
+            }
+            base = if base.abs() < w.max_base {
+                #[cfg(test)]
+                {
+                    scratch.reused += 1;
+                }
+                reuse(w.start, base, pieces[w.pieces.clone()].iter().copied(), out)
+            } else {
+                self.guarded(&normalized[w.start..w.end], w.start, base, scratch, out)
+            };
+        }
+        scratch.planned = words;
+        scratch.planned_pieces = pieces;
+        base
+    }
+
+    /// The path of the word `text[start..end]` from the cache (analysed and cached first when
+    /// it is not there), appended to `pieces`, and the bound on the running score under which
+    /// it is the reference's; 0 (never) for a word the cache does not take.
+    fn plan_word(
+        &self,
+        text: &[u8],
+        start: usize,
+        end: usize,
+        scratch: &mut UnigramScratch,
+        pieces: &mut Vec<PathPiece>,
+    ) -> f32 {
+        let len = end - start;
+        if len > MAX_KEY || scratch.cache.skips() {
+            return 0.0;
+        }
+        let Some(hit) = scratch.cache.get(text, start, len) else {
+            let word = &text[start..end];
+            let max_base = self.analyze(word, &mut scratch.exact, &mut scratch.path);
+            scratch
+                .cache
+                .put_path(text, start, len, max_base, &scratch.path);
+            pieces.extend_from_slice(&scratch.path);
+            return max_base;
+        };
+        if hit.n <= MAX_PIECES {
+            pieces.extend((0..hit.n).map(|i| PathPiece {
+                id: hit.ids[i],
+                score: hit.scores[i],
+                end: hit.ends[i],
+            }));
+        } else {
+            pieces.extend_from_slice(scratch.cache.spilled(&hit));
+        }
+        hit.max_base
+    }
+
     /// [`Unigram::encode`], word by word with the cache when `by_words` (which the model must
     /// allow), else in one pass: the two give the same segments (tests compare them).
     pub fn encode_with(
@@ -191,15 +304,27 @@ impl Unigram {
             self.viterbi(normalized, 0, 0.0, &mut scratch.best, out);
             return;
         }
+        self.encode_words(normalized, 0.0, scratch, out);
+    }
+
+    /// The word-by-word pass over `normalized` (not empty) from the running score `base`,
+    /// appending to `out`; returns the running score at its end.
+    fn encode_words(
+        &self,
+        normalized: &[u8],
+        mut base: f32,
+        scratch: &mut UnigramScratch,
+        out: &mut Vec<Segment>,
+    ) -> f32 {
         assert!(self.words_independent, "the model's pieces span words");
         scratch.cache.claim(self.cache_owner);
-        let mut base = 0f32;
         let mut start = 0usize;
-        while start < n {
+        while start < normalized.len() {
             let end = next_word_start(normalized, start);
             base = self.encode_word(normalized, start, end, base, scratch, out);
             start = end;
         }
+        base
     }
 
     /// Segments the word `text[start..end]`, whose path starts from the running score `base`,
