@@ -127,8 +127,7 @@ impl Tokenizer {
     /// graphic character. Both only while no post-processor template is applied
     /// ([`LoadOptions::add_special_tokens`]) and no added token can reach across the cut.
     /// SentencePiece models (unigram, BPE) and SentencePiece-style `tokenizer.json` BPE (Llama 2)
-    /// have none (SentencePiece models have cuts for parts that continue the text:
-    /// [`Tokenizer::last_part_cut`]).
+    /// have none (they have cuts for parts that continue the text: [`Tokenizer::last_part_cut`]).
     ///
     /// ```
     /// let tok = simdtok::Tokenizer::from_file("tests/data/bpe/encoder.json")?;
@@ -152,10 +151,11 @@ impl Tokenizer {
     /// `T[..p]` and `T[p..]` (and so on for further cuts) encoded as parts give exactly the
     /// encoding of `T`, ids and offsets (the parts' offsets moved by their starts). Every safe
     /// cut ([`Tokenizer::last_safe_cut`]) is one; SentencePiece `.model` files (unigram and BPE)
-    /// have these and no safe cuts: they cut before a space that follows another ASCII byte
-    /// when the model's rules cannot reach across it, and a part continues its normalization
-    /// (no dummy prefix of its own, nothing stripped at a cut) and, for unigram, the running
-    /// score of the reference's pass ([`Tokenizer::parts_carry`]).
+    /// and SentencePiece-style `tokenizer.json` BPE without a template (Llama 2) have these and
+    /// no safe cuts: they cut before a space that follows another ASCII byte when the model's
+    /// rules cannot reach across it, and a part continues its normalization (no dummy prefix
+    /// or `Prepend` of its own, nothing stripped at a cut) and, for unigram, the running score
+    /// of the reference's pass ([`Tokenizer::parts_carry`]).
     ///
     /// The decision at `p` reads `text[p - k ..= p]`, `k` = [`Tokenizer::part_cut_lookback`];
     /// search past a position `q` as for [`Tokenizer::last_safe_cut`], with `k` for 5.

@@ -214,8 +214,8 @@ fn raw_input_is_one_text() {
 /// A raw text of several blocks is encoded in parts, cut where the model says it may be: the
 /// output is exactly the whole text's, for every format and thread count, with models with safe
 /// cuts (GPT-2, BERT), with part cuts (SentencePiece unigram, whose parts hand the running score
-/// on from thread to thread, and BPE) and without (a SentencePiece-style `tokenizer.json`, read
-/// whole).
+/// on from thread to thread, BPE, and a SentencePiece-style `tokenizer.json`) and without (one
+/// whose entries hold `▁` after other characters, read whole).
 #[test]
 fn raw_input_in_parts_equals_the_whole_text() {
     let text = many_lines(12_000);
@@ -231,6 +231,7 @@ fn raw_input_in_parts_equals_the_whole_text() {
         ("sentencepiece/botchan_en_unigram_1000.model", true),
         ("sentencepiece/kyoto_ja_unigram_8000.model", true),
         ("sentencepiece/botchan_en_bpe_1000.model", true),
+        ("bpe/kjv-spm-split.tokenizer.json", true),
         ("bpe/kjv-spm-first.tokenizer.json", false),
     ];
     for (model, has_cuts) in models {

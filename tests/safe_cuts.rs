@@ -790,16 +790,46 @@ fn check_parts(model: &Model, what: &str, text: &str, cuts: &[usize]) {
     check_with(encode_in_parts, model, what, text, cuts)
 }
 
-/// The SentencePiece `.model` files, which cut texts into parts that continue each other.
+/// Prose on which every model with cuts has one.
+const PROSE: &str = "The quick brown fox jumps over the lazy dog.\nIt was not amused.";
+
+/// The models whose texts are cut into parts that continue each other (SentencePiece `.model`
+/// files, SentencePiece-style `tokenizer.json` without a template): part cuts, no safe cuts.
 fn spm_models() -> impl Iterator<Item = &'static Model> {
-    models().iter().filter(|m| m.label.contains(".model"))
+    models().iter().filter(|m| {
+        m.tok.last_safe_cut(PROSE.as_bytes()).is_none()
+            && m.tok.last_part_cut(PROSE.as_bytes()).is_some()
+    })
+}
+
+#[test]
+fn the_sentencepiece_families_have_part_cuts() {
+    let found: Vec<&str> = spm_models().map(|m| m.label.as_str()).collect();
+    for label in [
+        "botchan_en_unigram_1000.model",
+        "botchan_en_bpe_1000.model",
+        "kyoto_ja_unigram_8000.model",
+        "kjv-spm-split",
+    ] {
+        assert!(found.contains(&label), "{label}: no part cuts ({found:?})");
+    }
+    // Its entries hold `▁` after other characters (`e▁`): merges cross word starts.
+    assert!(!found.contains(&"kjv-spm-first"), "{found:?}");
+    if shared_data().is_some() {
+        assert!(found.contains(&"llama2"), "{found:?}");
+        assert!(!found.contains(&"llama2 +special"), "{found:?}");
+    }
 }
 
 #[test]
 fn safe_cuts_are_part_cuts() {
     let mut texts = adversarial_texts();
     texts.extend(corpus_samples().into_iter().map(|(_, t)| t).take(9));
-    for model in models().iter().filter(|m| !m.label.contains(".model")) {
+    let continuing: Vec<&str> = spm_models().map(|m| m.label.as_str()).collect();
+    for model in models()
+        .iter()
+        .filter(|m| !continuing.contains(&m.label.as_str()))
+    {
         assert!(!model.tok.parts_carry(), "{}", model.label);
         for text in &texts {
             let bytes = text.as_bytes();
@@ -860,7 +890,7 @@ fn sentencepiece_parts_keep_the_encoding_of_long_texts() {
 
 #[test]
 fn sentencepiece_part_cuts_are_where_the_rules_say() {
-    let prose = "The quick brown fox jumps over the lazy dog.\nIt was not amused.";
+    let prose = PROSE;
     for model in spm_models().filter(|m| !m.label.contains("(shared)")) {
         let p = model.tok.last_part_cut(prose.as_bytes());
         assert_eq!(p, prose.rfind(' '), "{}", model.label);

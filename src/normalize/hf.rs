@@ -139,6 +139,22 @@ impl Normalizer {
         })
     }
 
+    /// Whether a text may be cut into parts normalized one after the other (the text's first
+    /// part as usual, every other one [without its prefix](Normalizer::apply_part)) before an
+    /// ASCII character: every step acts on each character alone — those of
+    /// [`Normalizer::splits_before_ascii`], and `Replace` of a one-character string — or puts
+    /// a prefix before the text (`Prepend`, the `Metaspace` prefix), which only the text's
+    /// first part gets. `Strip` and a `Replace` of a longer string or a regex act across
+    /// characters: false.
+    pub fn continues_before_ascii(&self) -> bool {
+        self.steps.iter().all(|s| match s {
+            Step::Nfc | Step::Nfd | Step::Nfkc | Step::Nfkd | Step::Lowercase => true,
+            Step::Replace(Pattern::Literal(from), _) => from.chars().count() == 1,
+            Step::Prepend(_) | Step::MetaspacePrepend { .. } => true,
+            Step::Replace(Pattern::Regex(_), _) | Step::Strip { .. } => false,
+        })
+    }
+
     /// Normalizes `text` (at `base` in the input) into `out`, with spans when `offsets`.
     /// Returns `false`, leaving `out` unspecified, when no step changes the text.
     pub fn apply(
@@ -149,8 +165,26 @@ impl Normalizer {
         out: &mut Aligned,
         scratch: &mut Scratch,
     ) -> bool {
+        self.apply_part(text, base, offsets, out, scratch, true)
+    }
+
+    /// [`Normalizer::apply`] with the prefix steps (`Prepend`, the `Metaspace` prefix) only
+    /// when `prefix`: for a text that continues one cut before it (see
+    /// [`Normalizer::continues_before_ascii`]).
+    pub fn apply_part(
+        &self,
+        text: &str,
+        base: u32,
+        offsets: bool,
+        out: &mut Aligned,
+        scratch: &mut Scratch,
+        prefix: bool,
+    ) -> bool {
         let mut changed = false;
         for step in &self.steps {
+            if !prefix && matches!(step, Step::Prepend(_) | Step::MetaspacePrepend { .. }) {
+                continue;
+            }
             let current: &str = if changed { &out.text } else { text };
             if !step.changes(current, base) {
                 continue;

@@ -35,7 +35,8 @@
 //!   which maps to the word's first byte.
 //! - SentencePiece-style `tokenizer.json` (Llama 2): `Prepend("▁")` (or `Metaspace`'s prepend)
 //!   puts a `▁` before each text, which `T` has not at `p`, and the BPE runs over the whole
-//!   normalized text (no pre-tokenizer).
+//!   normalized text (no pre-tokenizer). It has part cuts (`PartCuts` in `hf_spm_bpe`): a part
+//!   after the first gets no prefix.
 
 use crate::pipeline::added_tokens::AddedToken;
 

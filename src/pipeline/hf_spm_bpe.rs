@@ -17,8 +17,9 @@ use crate::models::token::PieceToken;
 use crate::models::token::WordToken;
 use crate::normalize::hf::{self, Normalizer};
 use crate::pipeline::added_tokens::{AddedTokens, Split};
+use crate::pipeline::cuts::AddedGuard;
 use crate::pipeline::sink::Sink;
-use crate::pipeline::{Pipeline, PipelineInfo};
+use crate::pipeline::{PartPlace, Pipeline, PipelineInfo};
 use crate::pretokenize::chain::{self, Chain};
 
 /// One step of the decoder.
@@ -81,6 +82,8 @@ pub struct HfSpmBpeParts {
 /// A SentencePiece-style BPE `tokenizer.json`.
 #[derive(Debug)]
 pub struct HfSpmBpe {
+    /// Where a text may be cut into parts that continue it ([`PipelineInfo::last_part_cut`]).
+    part_cuts: Option<PartCuts>,
     bpe: MergesBpe,
     normalizer: Normalizer,
     byte_fallback: Option<[u32; 256]>,
@@ -170,7 +173,16 @@ impl HfSpmBpe {
             ascii_pairs,
             ignore_merges,
         } = parts;
+        let part_cuts = PartCuts::new(
+            &normalizer,
+            &added,
+            (!add_special_tokens || special_prefix.is_empty() && special_suffix.is_empty())
+                && pre_split.is_none()
+                && !ignore_merges
+                && (cut_at_spaces || split_at_spaces),
+        );
         HfSpmBpe {
+            part_cuts,
             bpe,
             normalizer,
             byte_fallback,
@@ -199,6 +211,13 @@ impl HfSpmBpe {
     }
 
     fn encode<S: Sink>(&self, text: &str, sink: &mut S) {
+        self.encode_part(text, PartPlace::WHOLE, sink);
+    }
+
+    /// [`HfSpmBpe::encode`] of one part of a text cut by [`PipelineInfo::last_part_cut`]: the
+    /// text segment at its start, when it is not the text's first part, continues one begun
+    /// before the cut and gets no prefix.
+    fn encode_part<S: Sink>(&self, text: &str, place: PartPlace, sink: &mut S) {
         if self.add_special_tokens {
             for &id in &self.special_prefix {
                 sink.push(id, 0, 0);
@@ -211,7 +230,10 @@ impl HfSpmBpe {
             self.added.split(self.kernels, text, &mut splits);
             for &split in &splits {
                 match split {
-                    Split::Text(s, e) => self.encode_text(&text[s..e], s, scratch, sink),
+                    Split::Text(s, e) => {
+                        let prefix = place.first || s > 0;
+                        self.encode_text(&text[s..e], s, prefix, scratch, sink)
+                    }
                     Split::Token(id, s, e) => sink.push(id, s, e),
                 }
             }
@@ -226,11 +248,18 @@ impl HfSpmBpe {
 
     /// Normalizes `text` (at `base` in the input) into `buffers.aligned`, with each byte's
     /// input span when `with_spans` (else no spans).
-    fn normalize(&self, text: &str, base: usize, buffers: &mut NormalizeBuffers, with_spans: bool) {
+    fn normalize(
+        &self,
+        text: &str,
+        base: usize,
+        prefix: bool,
+        buffers: &mut NormalizeBuffers,
+        with_spans: bool,
+    ) {
         let NormalizeBuffers { aligned, scratch } = buffers;
         if !self
             .normalizer
-            .apply(text, base as u32, with_spans, aligned, scratch)
+            .apply_part(text, base as u32, with_spans, aligned, scratch, prefix)
         {
             aligned.text.clear();
             aligned.text.push_str(text);
@@ -244,9 +273,16 @@ impl HfSpmBpe {
     /// Normalizes `text` (at `base` in the input) and encodes it: the whole normalized text, or
     /// with `Split` pre-tokenizers each of their pieces on its own (as the reference runs the
     /// model on each pre-token), each piece keeping its bytes' input spans.
-    fn encode_text<S: Sink>(&self, text: &str, base: usize, scratch: &mut Scratch, sink: &mut S) {
+    fn encode_text<S: Sink>(
+        &self,
+        text: &str,
+        base: usize,
+        prefix: bool,
+        scratch: &mut Scratch,
+        sink: &mut S,
+    ) {
         let mut buffers = std::mem::take(&mut scratch.normalized);
-        self.normalize(text, base, &mut buffers, S::OFFSETS);
+        self.normalize(text, base, prefix, &mut buffers, S::OFFSETS);
         let (normalized, spans) = (&buffers.aligned.text, &buffers.aligned.spans);
         match &self.pre_split {
             None => self.encode_piece(normalized.as_bytes(), spans, scratch, sink),
@@ -649,7 +685,7 @@ impl PipelineInfo for HfSpmBpe {
         self.kernels()
     }
 
-    /// No cuts: `Prepend("▁")` (Llama 2) and the `Metaspace` prefix put a `▁` before each text,
+    /// No safe cuts: `Prepend("▁")` (Llama 2) and the `Metaspace` prefix put a `▁` before each text,
     /// which `T` has not at `p` (a cut before a space would not help `Prepend`, which adds one
     /// even before a `▁`), and with no pre-tokenizer the BPE runs over the whole normalized
     /// text, where no rule is proven for a text-level cut (the word cuts of `encode_text` are
@@ -657,11 +693,82 @@ impl PipelineInfo for HfSpmBpe {
     fn last_safe_cut(&self, _text: &[u8]) -> Option<usize> {
         None
     }
+
+    /// Before a space that follows an ASCII graphic character ([`PartCuts`] has the proof).
+    fn last_part_cut(&self, text: &[u8]) -> Option<usize> {
+        let cuts = self.part_cuts.as_ref()?;
+        memchr::memrchr_iter(b' ', text).find(|&p| cuts.allows(text, p))
+    }
+}
+
+/// Where a text `T` may be cut into parts that continue it, for a pipeline with no template
+/// tokens, no `Split` pre-tokenizer, no `ignore_merges`, and words cut before every `▁` that
+/// follows another character (`cut_at_spaces` or the `Metaspace` split): at `p` where `T[p]`
+/// is a space, `T[p - 1]` an ASCII graphic character that normalizes to no `▁`, and the added
+/// tokens' matches provably do not reach across `p` (`cuts::AddedGuard`).
+///
+/// Proof. The added tokens split `T` as they split the parts, the text segment around `p` in
+/// two (the guard's proof). The normalizer acts on each character alone but for its prefix
+/// ([`Normalizer::continues_before_ascii`]), which only a segment's start gets; so the
+/// segment's normalization is that of its part before `p` followed by that of its part from
+/// `p` without the prefix (which [`HfSpmBpe::encode_part`] leaves out for the segment at the
+/// start of every part but the first), each byte with the same span. The space at `p`
+/// normalizes to `▁` (checked) after a character that is not `▁`: a word starts there, which
+/// no merge crosses, and `▁` is an entry, so no unknown run crosses it either; the tokens of
+/// the segment are those of the two sides.
+#[derive(Debug)]
+struct PartCuts {
+    added: Option<AddedGuard>,
+    /// Per ASCII byte: a graphic character whose normalized form holds no `▁`.
+    before: [bool; 128],
+}
+
+impl PartCuts {
+    /// The cuts of a pipeline with `normalizer` and `added` tokens; `None` unless `allowed`
+    /// (the model's conditions), the normalizer acts on characters alone but for its prefix,
+    /// and it makes a space a `▁`.
+    fn new(normalizer: &Normalizer, added: &AddedTokens, allowed: bool) -> Option<PartCuts> {
+        if !allowed || !normalizer.continues_before_ascii() {
+            return None;
+        }
+        let normalized = |c: char| {
+            let (text, mut buffers) = (c.to_string(), NormalizeBuffers::default());
+            let NormalizeBuffers { aligned, scratch } = &mut buffers;
+            match normalizer.apply_part(&text, 1, false, aligned, scratch, false) {
+                true => std::mem::take(&mut aligned.text),
+                false => text,
+            }
+        };
+        if normalized(' ') != "\u{2581}" {
+            return None;
+        }
+        let mut before = [false; 128];
+        for b in 0..128u8 {
+            let n = normalized(b as char);
+            before[b as usize] = b.is_ascii_graphic() && !n.is_empty() && !n.contains('\u{2581}');
+        }
+        Some(PartCuts {
+            added: AddedGuard::new(added.tokens()),
+            before,
+        })
+    }
+
+    fn allows(&self, text: &[u8], p: usize) -> bool {
+        p > 0
+            && text[p] == b' '
+            && text[p - 1] < 0x80
+            && self.before[text[p - 1] as usize]
+            && self.added.as_ref().is_none_or(|g| g.allows(text, p))
+    }
 }
 
 impl Pipeline for HfSpmBpe {
     fn encode_to<S: Sink>(&self, text: &str, sink: &mut S) {
         self.encode(text, sink);
+    }
+
+    fn encode_part_to<S: Sink>(&self, text: &str, place: PartPlace, sink: &mut S) {
+        self.encode_part(text, place, sink);
     }
 
     fn token_string(&self, id: u32) -> String {

@@ -140,6 +140,12 @@ pub(crate) trait Pipeline: PipelineInfo {
     /// Encodes `text` into `sink`.
     fn encode_to<S: Sink>(&self, text: &str, sink: &mut S);
 
+    /// Encodes one part of a text cut by [`PipelineInfo::last_part_cut`] into `sink`; the
+    /// default: the part is a text of its own (every safe cut is a part cut).
+    fn encode_part_to<S: Sink>(&self, text: &str, _place: PartPlace, sink: &mut S) {
+        self.encode_to(text, sink);
+    }
+
     /// Token `id` as text, as the reference shows it.
     fn token_string(&self, id: u32) -> String;
 
@@ -156,12 +162,17 @@ pub(crate) trait Pipeline: PipelineInfo {
 
     /// Ids, offsets and (when `pieces`) token strings into `out` (cleared first).
     fn encode_into(&self, text: &str, out: &mut Encoding, pieces: bool) {
+        self.encode_part_into(text, PartPlace::WHOLE, out, pieces);
+    }
+
+    /// [`Pipeline::encode_into`] of one part of a cut text.
+    fn encode_part_into(&self, text: &str, place: PartPlace, out: &mut Encoding, pieces: bool) {
         out.clear();
         let mut sink = sink::TakingEncoding {
             encoding: out,
             taken: Vec::new(),
         };
-        self.encode_to(text, &mut sink);
+        self.encode_part_to(text, place, &mut sink);
         let taken = sink.taken;
         if pieces {
             out.pieces = out.ids.iter().map(|&id| self.token_string(id)).collect();
@@ -183,5 +194,28 @@ impl<P: Pipeline> AnyPipeline for P {
 
     fn encode_into(&self, text: &str, out: &mut Encoding, pieces: bool) {
         Pipeline::encode_into(self, text, out, pieces)
+    }
+
+    fn encode_part_into(
+        &self,
+        text: &str,
+        place: PartPlace,
+        _carry: &mut dyn FnMut() -> PartCarry,
+        out: &mut Encoding,
+        pieces: bool,
+    ) -> PartCarry {
+        Pipeline::encode_part_into(self, text, place, out, pieces);
+        PartCarry::default()
+    }
+
+    fn encode_part_ids_append(
+        &self,
+        text: &str,
+        place: PartPlace,
+        _carry: &mut dyn FnMut() -> PartCarry,
+        ids: &mut Vec<u32>,
+    ) -> PartCarry {
+        self.encode_part_to(text, place, ids);
+        PartCarry::default()
     }
 }
