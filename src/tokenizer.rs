@@ -9,7 +9,7 @@ use crate::encoding::Encoding;
 use crate::error::{Error, Result};
 use crate::load;
 use crate::options::LoadOptions;
-use crate::pipeline::{AnyPipeline, PartCarry, PartPlace};
+use crate::pipeline::{AnyPipeline, CarrySource, PartCarry, PartPlace};
 
 /// A loaded tokenizer: one pipeline ([`crate::pipeline`]) of whichever family the file holds.
 #[derive(Debug)]
@@ -168,9 +168,9 @@ impl Tokenizer {
     /// assert_eq!(&text[p..], " night");
     /// let mut ids = Vec::new();
     /// let first = PartPlace { first: true, last: false };
-    /// let carry = tok.encode_part_ids_append(&text[..p], first, &mut || PartCarry::default(), &mut ids);
+    /// let mut carry = tok.encode_part_ids_append(&text[..p], first, &mut PartCarry::default(), &mut ids);
     /// let last = PartPlace { first: false, last: true };
-    /// tok.encode_part_ids_append(&text[p..], last, &mut || carry, &mut ids);
+    /// tok.encode_part_ids_append(&text[p..], last, &mut carry, &mut ids);
     /// assert_eq!(ids, tok.encode(text));
     /// # Ok::<(), simdtok::Error>(())
     /// ```
@@ -192,13 +192,14 @@ impl Tokenizer {
 
     /// [`Tokenizer::encode_into`] of one part of a text cut by [`Tokenizer::last_part_cut`].
     /// `carry` gives what the part before returned ([`PartCarry::default`] for the first
-    /// part); it is called at most once, after the work that needs no carry, so that parts
-    /// encoded on several threads wait for each other only briefly. Offsets are the part's own.
+    /// part, or the carry itself when it is at hand). When it is not ready, the part does the
+    /// work that needs no carry first and waits only then, so that parts encoded on several
+    /// threads wait for each other briefly. Offsets are the part's own.
     pub fn encode_part_into(
         &self,
         text: &str,
         place: PartPlace,
-        carry: &mut dyn FnMut() -> PartCarry,
+        carry: &mut dyn CarrySource,
         out: &mut Encoding,
         pieces: bool,
     ) -> PartCarry {
@@ -212,7 +213,7 @@ impl Tokenizer {
         &self,
         text: &str,
         place: PartPlace,
-        carry: &mut dyn FnMut() -> PartCarry,
+        carry: &mut dyn CarrySource,
         ids: &mut Vec<u32>,
     ) -> PartCarry {
         self.pipeline

@@ -757,7 +757,19 @@ proptest! {
 /// (`Tokenizer::encode_part_into`, the carry of each handed to the next), offsets moved; and the
 /// ids-only path's.
 fn encode_in_parts(tok: &Tokenizer, text: &str, cuts: &[usize]) -> (Encoding, Vec<u32>) {
-    use simdtok::pipeline::{PartCarry, PartPlace};
+    use simdtok::pipeline::{CarrySource, PartCarry, PartPlace};
+    /// A carry that is never ready before it is waited for (as when the part before is still
+    /// being encoded on another thread): the ids-only path takes the way that waits, the full
+    /// path the one with the carry at hand.
+    struct Later(PartCarry);
+    impl CarrySource for Later {
+        fn ready(&mut self) -> Option<PartCarry> {
+            None
+        }
+        fn wait(&mut self) -> PartCarry {
+            self.0
+        }
+    }
     let mut whole = Encoding::default();
     let mut ids = Vec::new();
     let (mut carry, mut ids_carry) = (PartCarry::default(), PartCarry::default());
@@ -770,8 +782,8 @@ fn encode_in_parts(tok: &Tokenizer, text: &str, cuts: &[usize]) -> (Encoding, Ve
             last: i + 1 == ends.len(),
         };
         let mut enc = Encoding::default();
-        let before = carry;
-        carry = tok.encode_part_into(part, place, &mut || before, &mut enc, true);
+        let mut before = carry;
+        carry = tok.encode_part_into(part, place, &mut before, &mut enc, true);
         whole.ids.extend(&enc.ids);
         let shift = from as u32;
         whole
@@ -779,7 +791,7 @@ fn encode_in_parts(tok: &Tokenizer, text: &str, cuts: &[usize]) -> (Encoding, Ve
             .extend(enc.offsets.iter().map(|&(s, e)| (s + shift, e + shift)));
         whole.pieces.extend(enc.pieces);
         let before = ids_carry;
-        ids_carry = tok.encode_part_ids_append(part, place, &mut || before, &mut ids);
+        ids_carry = tok.encode_part_ids_append(part, place, &mut Later(before), &mut ids);
         from = to;
     }
     (whole, ids)

@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::sync::{Condvar, Mutex, PoisonError};
 
-use simdtok::pipeline::{PartCarry, PartPlace};
+use simdtok::pipeline::{CarrySource, PartCarry, PartPlace};
 use simdtok::{Encoding, Tokenizer};
 
 use super::CliResult;
@@ -63,20 +63,41 @@ impl<'t> PartEncoder<'t> {
         &self,
         part: Part,
         text: &str,
-        encode: impl FnOnce(PartPlace, &mut dyn FnMut() -> PartCarry) -> PartCarry,
+        encode: impl FnOnce(PartPlace, &mut dyn CarrySource) -> PartCarry,
     ) {
         let Part::Raw { base, first, last } = part else {
-            encode(PartPlace::WHOLE, &mut PartCarry::default);
+            encode(PartPlace::WHOLE, &mut PartCarry::default());
             return;
         };
         let place = PartPlace { first, last };
         let Some(carries) = &self.carries else {
-            encode(place, &mut PartCarry::default);
+            encode(place, &mut PartCarry::default());
             return;
         };
         // Keyed by where the receiving part starts.
-        let next = encode(place, &mut || carries.take(base));
+        let next = encode(
+            place,
+            &mut Waiting {
+                carries,
+                start: base,
+            },
+        );
         carries.put(base + text.len() as u64, next);
+    }
+}
+
+/// The carry of the part starting at `start`, from the board.
+struct Waiting<'a> {
+    carries: &'a Carries,
+    start: u64,
+}
+
+impl CarrySource for Waiting<'_> {
+    fn ready(&mut self) -> Option<PartCarry> {
+        self.carries.try_take(self.start)
+    }
+    fn wait(&mut self) -> PartCarry {
+        self.carries.take(self.start)
     }
 }
 
@@ -122,6 +143,15 @@ impl Carries {
                 .wait(ready)
                 .unwrap_or_else(PoisonError::into_inner);
         }
+    }
+
+    /// The carry for the part starting at `start`, if the part before has put it.
+    fn try_take(&self, start: u64) -> Option<PartCarry> {
+        if start == 0 {
+            return Some(PartCarry::default());
+        }
+        let mut ready = self.ready.lock().unwrap_or_else(PoisonError::into_inner);
+        ready.0.remove(&start)
     }
 
     /// Hands `carry` to the part starting at `start`.

@@ -83,6 +83,24 @@ impl PartPlace {
     };
 }
 
+/// Where a part gets the [`PartCarry`] of the part before it.
+pub trait CarrySource {
+    /// The carry, when it is there already (never waits).
+    fn ready(&mut self) -> Option<PartCarry>;
+    /// The carry, waiting for it when it is not there yet.
+    fn wait(&mut self) -> PartCarry;
+}
+
+/// A carry at hand (the part before was encoded already, or there is none).
+impl CarrySource for PartCarry {
+    fn ready(&mut self) -> Option<PartCarry> {
+        Some(*self)
+    }
+    fn wait(&mut self) -> PartCarry {
+        *self
+    }
+}
+
 /// What one part of a cut text hands on to the next ([`crate::Tokenizer::encode_part_into`]):
 /// for a SentencePiece unigram model, the running score of the reference's pass at the cut.
 /// The default is the carry at the start of a text.
@@ -105,13 +123,13 @@ pub(crate) trait AnyPipeline: PipelineInfo {
     fn encode_into(&self, text: &str, out: &mut Encoding, pieces: bool);
 
     /// [`AnyPipeline::encode_into`] of one part of a cut text; `carry` gives the carry of the
-    /// part before (called at most once, and only when [`PipelineInfo::parts_carry`]); returns
-    /// this part's. The default: parts are texts of their own.
+    /// part before (asked only when [`PipelineInfo::parts_carry`]); returns this part's. The
+    /// default: parts are texts of their own.
     fn encode_part_into(
         &self,
         text: &str,
         _place: PartPlace,
-        _carry: &mut dyn FnMut() -> PartCarry,
+        _carry: &mut dyn CarrySource,
         out: &mut Encoding,
         pieces: bool,
     ) -> PartCarry {
@@ -125,7 +143,7 @@ pub(crate) trait AnyPipeline: PipelineInfo {
         &self,
         text: &str,
         _place: PartPlace,
-        _carry: &mut dyn FnMut() -> PartCarry,
+        _carry: &mut dyn CarrySource,
         ids: &mut Vec<u32>,
     ) -> PartCarry {
         self.encode_ids_append(text, ids);
@@ -200,7 +218,7 @@ impl<P: Pipeline> AnyPipeline for P {
         &self,
         text: &str,
         place: PartPlace,
-        _carry: &mut dyn FnMut() -> PartCarry,
+        _carry: &mut dyn CarrySource,
         out: &mut Encoding,
         pieces: bool,
     ) -> PartCarry {
@@ -212,7 +230,7 @@ impl<P: Pipeline> AnyPipeline for P {
         &self,
         text: &str,
         place: PartPlace,
-        _carry: &mut dyn FnMut() -> PartCarry,
+        _carry: &mut dyn CarrySource,
         ids: &mut Vec<u32>,
     ) -> PartCarry {
         self.encode_part_to(text, place, ids);

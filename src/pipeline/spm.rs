@@ -14,7 +14,7 @@ use crate::models::spm_bpe::{BpeScratch, SpmBpe};
 use crate::models::unigram::{Segment, Unigram, UnigramScratch};
 use crate::models::vocab::Vocab;
 use crate::normalize::spm::{NoOffsets, SPACE_SYMBOL, SpmNormalizer, valid_char_len};
-use crate::pipeline::{AnyPipeline, PartCarry, PartPlace, PipelineInfo};
+use crate::pipeline::{AnyPipeline, CarrySource, PartCarry, PartPlace, PipelineInfo};
 
 #[derive(Debug)]
 enum Segmenter {
@@ -110,7 +110,13 @@ impl SentencePiece {
 
     /// Encodes `text` into `out` (cleared first). Pieces are filled only when `pieces` is set.
     pub fn encode_into(&self, text: &str, out: &mut Encoding, pieces: bool) {
-        self.encode_part_into(text, PartPlace::WHOLE, &mut PartCarry::default, out, pieces);
+        self.encode_part_into(
+            text,
+            PartPlace::WHOLE,
+            &mut PartCarry::default(),
+            out,
+            pieces,
+        );
     }
 
     /// [`SentencePiece::encode_into`] of one part of a text cut by
@@ -119,7 +125,7 @@ impl SentencePiece {
         &self,
         text: &str,
         place: PartPlace,
-        carry: &mut dyn FnMut() -> PartCarry,
+        carry: &mut dyn CarrySource,
         out: &mut Encoding,
         pieces: bool,
     ) -> PartCarry {
@@ -141,16 +147,13 @@ impl SentencePiece {
 
     /// Segments `s.normalized` (one part of a text, or a whole one) into `s.segments`; returns
     /// the carry for the next part.
-    fn segment(
-        &self,
-        place: PartPlace,
-        carry: &mut dyn FnMut() -> PartCarry,
-        s: &mut Scratch,
-    ) -> PartCarry {
+    fn segment(&self, place: PartPlace, carry: &mut dyn CarrySource, s: &mut Scratch) -> PartCarry {
         match &self.segmenter {
             Segmenter::Unigram(u) if place != PartPlace::WHOLE => {
-                let start = || carry().score;
-                let score = u.encode_part(&s.normalized, start, &mut s.unigram, &mut s.segments);
+                let ready = carry.ready().map(|c| c.score);
+                let start = || carry.wait().score;
+                let score =
+                    u.encode_part(&s.normalized, ready, start, &mut s.unigram, &mut s.segments);
                 PartCarry { score }
             }
             Segmenter::Unigram(u) => {
@@ -188,7 +191,7 @@ impl SentencePiece {
 
     /// [`SentencePiece::encode_ids_into`] appending to `ids` (not cleared).
     pub fn encode_ids_append(&self, text: &str, ids: &mut Vec<u32>) {
-        self.encode_part_ids_append(text, PartPlace::WHOLE, &mut PartCarry::default, ids);
+        self.encode_part_ids_append(text, PartPlace::WHOLE, &mut PartCarry::default(), ids);
     }
 
     /// [`SentencePiece::encode_ids_append`] of one part of a cut text (see
@@ -197,7 +200,7 @@ impl SentencePiece {
         &self,
         text: &str,
         place: PartPlace,
-        carry: &mut dyn FnMut() -> PartCarry,
+        carry: &mut dyn CarrySource,
         ids: &mut Vec<u32>,
     ) -> PartCarry {
         SCRATCH.with(|s| {
@@ -457,7 +460,7 @@ impl AnyPipeline for SentencePiece {
         &self,
         text: &str,
         place: PartPlace,
-        carry: &mut dyn FnMut() -> PartCarry,
+        carry: &mut dyn CarrySource,
         out: &mut Encoding,
         pieces: bool,
     ) -> PartCarry {
@@ -468,7 +471,7 @@ impl AnyPipeline for SentencePiece {
         &self,
         text: &str,
         place: PartPlace,
-        carry: &mut dyn FnMut() -> PartCarry,
+        carry: &mut dyn CarrySource,
         ids: &mut Vec<u32>,
     ) -> PartCarry {
         self.encode_part_ids_append(text, place, carry, ids)

@@ -189,27 +189,34 @@ impl Unigram {
     }
 
     /// [`Unigram::encode`] of one part of a normalized text cut before a word (a `▁`), the
-    /// reference's pass over the whole text continued: `score` gives the running score where
-    /// the part starts (0 for the first) and the one at its end is returned, for the next part.
+    /// reference's pass over the whole text continued: `ready` or else `score` gives the
+    /// running score where the part starts (0 for the first) and the one at its end is
+    /// returned, for the next part.
     /// Only for models that [cache words](Unigram::caches_words), whose paths all pass through
     /// every word start (see [`guard`]): the pass over the text is then the pass over its parts
     /// in turn, each from the stored score at its start.
     ///
-    /// `score` is called once, after the work that needs no running score: each word's cached
-    /// path and bound (looked up, or analysed and cached), which is most of a word's cost.
+    /// When the score is not `ready`, `score` is called once, after the work that needs no
+    /// running score: each word's cached path and bound (looked up, or analysed and cached),
+    /// which is most of a word's cost.
     /// What is left is the word-by-word pass of [`Unigram::encode`] with those paths at hand:
     /// a comparison per word, an addition per piece, and the reference's pass over the words
     /// the guard refuses and those too long for the cache.
     pub fn encode_part(
         &self,
         normalized: &[u8],
+        ready: Option<f32>,
         score: impl FnOnce() -> f32,
         scratch: &mut UnigramScratch,
         out: &mut Vec<Segment>,
     ) -> f32 {
         out.clear();
         if normalized.is_empty() {
-            return score();
+            return ready.unwrap_or_else(score);
+        }
+        if let Some(base) = ready {
+            // Nothing to wait for: the pass of `encode` itself, from there.
+            return self.encode_words(normalized, base, scratch, out);
         }
         assert!(self.words_independent, "the model's pieces span words");
         scratch.cache.claim(self.cache_owner);
