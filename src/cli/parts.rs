@@ -75,21 +75,26 @@ impl<'t> PartEncoder<'t> {
             return;
         };
         // Keyed by where the receiving part starts.
-        let next = encode(
-            place,
-            &mut Waiting {
-                carries,
-                start: base,
-            },
-        );
-        carries.put(base + text.len() as u64, next);
+        let mut source = Waiting {
+            carries,
+            start: base,
+            next: base + text.len() as u64,
+            given: false,
+        };
+        let next = encode(place, &mut source);
+        if !source.given {
+            carries.put(source.next, next);
+        }
     }
 }
 
-/// The carry of the part starting at `start`, from the board.
+/// The carry of the part starting at `start`, from the board, and the one it gives the part
+/// starting at `next`.
 struct Waiting<'a> {
     carries: &'a Carries,
     start: u64,
+    next: u64,
+    given: bool,
 }
 
 impl CarrySource for Waiting<'_> {
@@ -98,6 +103,10 @@ impl CarrySource for Waiting<'_> {
     }
     fn wait(&mut self) -> PartCarry {
         self.carries.take(self.start)
+    }
+    fn done(&mut self, next: PartCarry) {
+        self.carries.put(self.next, next);
+        self.given = true;
     }
 }
 

@@ -89,6 +89,9 @@ pub trait CarrySource {
     fn ready(&mut self) -> Option<PartCarry>;
     /// The carry, waiting for it when it is not there yet.
     fn wait(&mut self) -> PartCarry;
+    /// This part's own carry, for the next part, as soon as it is known (before the part's
+    /// encoding is finished); the part returns it too.
+    fn done(&mut self, _next: PartCarry) {}
 }
 
 /// A carry at hand (the part before was encoded already, or there is none).

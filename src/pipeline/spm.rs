@@ -11,7 +11,7 @@ use simdtok_kernels::Kernels;
 use crate::encoding::Encoding;
 use crate::load::spm_proto::{PieceKind, SpmAlgorithm, SpmModelFile, byte_of_piece};
 use crate::models::spm_bpe::{BpeScratch, SpmBpe};
-use crate::models::unigram::{Segment, Unigram, UnigramScratch};
+use crate::models::unigram::{RunningScore, Segment, Unigram, UnigramScratch};
 use crate::models::vocab::Vocab;
 use crate::normalize::spm::{NoOffsets, SPACE_SYMBOL, SpmNormalizer, valid_char_len};
 use crate::pipeline::{AnyPipeline, CarrySource, PartCarry, PartPlace, PipelineInfo};
@@ -150,10 +150,12 @@ impl SentencePiece {
     fn segment(&self, place: PartPlace, carry: &mut dyn CarrySource, s: &mut Scratch) -> PartCarry {
         match &self.segmenter {
             Segmenter::Unigram(u) if place != PartPlace::WHOLE => {
-                let ready = carry.ready().map(|c| c.score);
-                let start = || carry.wait().score;
-                let score =
-                    u.encode_part(&s.normalized, ready, start, &mut s.unigram, &mut s.segments);
+                let score = u.encode_part(
+                    &s.normalized,
+                    &mut Carried(carry),
+                    &mut s.unigram,
+                    &mut s.segments,
+                );
                 PartCarry { score }
             }
             Segmenter::Unigram(u) => {
@@ -339,6 +341,21 @@ impl SentencePiece {
             text
         };
         Ok(String::from_utf8_lossy(&text).into_owned())
+    }
+}
+
+/// The unigram part's running score, carried from part to part.
+struct Carried<'a>(&'a mut dyn CarrySource);
+
+impl RunningScore for Carried<'_> {
+    fn ready(&mut self) -> Option<f32> {
+        self.0.ready().map(|c| c.score)
+    }
+    fn wait(&mut self) -> f32 {
+        self.0.wait().score
+    }
+    fn done(&mut self, score: f32) {
+        self.0.done(PartCarry { score });
     }
 }
 

@@ -70,6 +70,17 @@ pub struct UnigramScratch {
     guarded: usize,
 }
 
+/// Where a part ([`Unigram::encode_part`]) gets the running score at its start, and where it
+/// hands the one at its end.
+pub trait RunningScore {
+    /// The score at the part's start, when it is known already.
+    fn ready(&mut self) -> Option<f32>;
+    /// The score at the part's start, waiting for it.
+    fn wait(&mut self) -> f32;
+    /// The score at the part's end.
+    fn done(&mut self, score: f32);
+}
+
 /// A word of a part and its cached path ([`Unigram::encode_part`]).
 #[derive(Clone, Debug)]
 struct PlannedWord {
@@ -79,6 +90,8 @@ struct PlannedWord {
     max_base: f32,
     /// Its path, in the part's list of pieces.
     pieces: std::ops::Range<usize>,
+    /// When the guard refused the path: the segments of the reference's pass over the word.
+    refused: Option<std::ops::Range<usize>>,
 }
 
 /// The bytes of U+2581, which starts every word of a normalized text.
@@ -189,34 +202,38 @@ impl Unigram {
     }
 
     /// [`Unigram::encode`] of one part of a normalized text cut before a word (a `▁`), the
-    /// reference's pass over the whole text continued: `ready` or else `score` gives the
-    /// running score where the part starts (0 for the first) and the one at its end is
-    /// returned, for the next part.
+    /// reference's pass over the whole text continued: `score` gives the running score where
+    /// the part starts (0 for the first) and takes the one at its end (also returned), for the
+    /// next part.
     /// Only for models that [cache words](Unigram::caches_words), whose paths all pass through
     /// every word start (see [`guard`]): the pass over the text is then the pass over its parts
     /// in turn, each from the stored score at its start.
     ///
-    /// When the score is not `ready`, `score` is called once, after the work that needs no
+    /// When the score is not ready, the part waits for it only after the work that needs no
     /// running score: each word's cached path and bound (looked up, or analysed and cached),
-    /// which is most of a word's cost.
+    /// which is most of a word's cost; and it hands the score at its end on as soon as it is
+    /// known, before the segments are laid out.
     /// What is left is the word-by-word pass of [`Unigram::encode`] with those paths at hand:
     /// a comparison per word, an addition per piece, and the reference's pass over the words
     /// the guard refuses and those too long for the cache.
     pub fn encode_part(
         &self,
         normalized: &[u8],
-        ready: Option<f32>,
-        score: impl FnOnce() -> f32,
+        score: &mut impl RunningScore,
         scratch: &mut UnigramScratch,
         out: &mut Vec<Segment>,
     ) -> f32 {
         out.clear();
         if normalized.is_empty() {
-            return ready.unwrap_or_else(score);
+            let base = score.ready().unwrap_or_else(|| score.wait());
+            score.done(base);
+            return base;
         }
-        if let Some(base) = ready {
+        if let Some(base) = score.ready() {
             // Nothing to wait for: the pass of `encode` itself, from there.
-            return self.encode_words(normalized, base, scratch, out);
+            let base = self.encode_words(normalized, base, scratch, out);
+            score.done(base);
+            return base;
         }
         assert!(self.words_independent, "the model's pieces span words");
         scratch.cache.claim(self.cache_owner);
@@ -234,24 +251,44 @@ impl Unigram {
                 end,
                 max_base,
                 pieces: from..pieces.len(),
+                refused: None,
             });
             start = end;
         }
-        let mut base = score();
-        for w in &words {
+        // The running score through the part, with the same chain of additions as `reuse`;
+        // a word the guard refuses gets the reference's pass here, its segments set aside.
+        let mut base = score.wait();
+        for w in &mut words {
             if !(-SCORE_RESET..=SCORE_RESET).contains(&base) {
                 base = 0.0; // the reference's shift at the word's start (see `guard`)
             }
-            base = if base.abs() < w.max_base {
+            if base.abs() < w.max_base {
                 #[cfg(test)]
                 {
                     scratch.reused += 1;
                 }
-                reuse(w.start, base, pieces[w.pieces.clone()].iter().copied(), out)
+                for p in &pieces[w.pieces.clone()] {
+                    base += p.score;
+                }
             } else {
-                self.guarded(&normalized[w.start..w.end], w.start, base, scratch, out)
-            };
+                let from = out.len();
+                let word = &normalized[w.start..w.end];
+                base = self.guarded(word, w.start, base, scratch, out);
+                w.refused = Some(from..out.len());
+            }
         }
+        // The next part may go on now; the segments are laid out after.
+        score.done(base);
+        let refused = out.len();
+        for w in &words {
+            match &w.refused {
+                None => {
+                    reuse(w.start, 0.0, pieces[w.pieces.clone()].iter().copied(), out);
+                }
+                Some(r) => out.extend_from_within(r.clone()),
+            }
+        }
+        out.drain(..refused);
         scratch.planned = words;
         scratch.planned_pieces = pieces;
         base
