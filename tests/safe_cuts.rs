@@ -620,16 +620,28 @@ fn adversarial_cuts(
 
 #[test]
 fn cuts_keep_the_encoding_of_adversarial_texts() {
+    let models = models().iter().filter(|m| m.expect == Expect::Cuts);
+    let find = |tok: &Tokenizer, b: &[u8]| tok.last_safe_cut(b);
+    check_adversarial(models, find, encode_parts, Rng(0xD1B5_4A32_D192_ED03));
+}
+
+/// The adversarial texts cut where `find` says, by `encode`, for each of `models`: all the cuts
+/// together, then each alone.
+fn check_adversarial<'m>(
+    models: impl Iterator<Item = &'m Model>,
+    find: impl Fn(&Tokenizer, &[u8]) -> Option<usize>,
+    encode: EncodeCut,
+    mut rng: Rng,
+) {
     let texts = adversarial_texts();
-    let mut rng = Rng(0xD1B5_4A32_D192_ED03);
-    for model in models().iter().filter(|m| m.expect == Expect::Cuts) {
+    for model in models {
         for (i, text) in texts.iter().enumerate() {
             // Every prefix length of the short texts, random ones of the long.
-            let cuts = adversarial_cuts(|b| model.tok.last_safe_cut(b), text, &mut rng);
-            check(model, &format!("adversarial text {i}"), text, &cuts);
-            // And each cut alone.
+            let cuts = adversarial_cuts(|b| find(&model.tok, b), text, &mut rng);
+            let what = format!("adversarial text {i}");
+            check_with(encode, model, &what, text, &cuts);
             for &p in &cuts {
-                check(model, &format!("adversarial text {i}"), text, &[p]);
+                check_with(encode, model, &what, text, &[p]);
             }
         }
     }
@@ -857,17 +869,13 @@ fn safe_cuts_are_part_cuts() {
 
 #[test]
 fn sentencepiece_parts_keep_the_encoding_of_adversarial_texts() {
-    let texts = adversarial_texts();
-    let mut rng = Rng(0x94D0_49BB_1331_11EB);
-    for model in spm_models() {
-        for (i, text) in texts.iter().enumerate() {
-            let cuts = adversarial_cuts(|b| model.tok.last_part_cut(b), text, &mut rng);
-            check_parts(model, &format!("adversarial text {i}"), text, &cuts);
-            for &p in &cuts {
-                check_parts(model, &format!("adversarial text {i}"), text, &[p]);
-            }
-        }
-    }
+    let find = |tok: &Tokenizer, b: &[u8]| tok.last_part_cut(b);
+    check_adversarial(
+        spm_models(),
+        find,
+        encode_in_parts,
+        Rng(0x94D0_49BB_1331_11EB),
+    );
 }
 
 #[test]
