@@ -67,6 +67,19 @@ pub struct CachedWord {
     pub ends: [u8; MAX_PIECES],
 }
 
+impl CachedWord {
+    /// The path held in the entry itself (a word of at most [`MAX_PIECES`] pieces; a longer
+    /// one is in [`UnigramCache::spilled`]).
+    #[inline]
+    pub fn inline_path(&self) -> impl Iterator<Item = PathPiece> + '_ {
+        (0..self.n.min(MAX_PIECES)).map(|i| PathPiece {
+            id: self.ids[i],
+            score: self.scores[i],
+            end: self.ends[i],
+        })
+    }
+}
+
 /// One piece of a cached path.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct PathPiece {

@@ -319,11 +319,7 @@ impl Unigram {
             return max_base;
         };
         if hit.n <= MAX_PIECES {
-            pieces.extend((0..hit.n).map(|i| PathPiece {
-                id: hit.ids[i],
-                score: hit.scores[i],
-                end: hit.ends[i],
-            }));
+            pieces.extend(hit.inline_path());
         } else {
             pieces.extend_from_slice(scratch.cache.spilled(&hit));
         }
@@ -408,12 +404,7 @@ impl Unigram {
             scratch.reused += 1;
         }
         if hit.n <= MAX_PIECES {
-            let pieces = (0..hit.n).map(|i| PathPiece {
-                id: hit.ids[i],
-                score: hit.scores[i],
-                end: hit.ends[i],
-            });
-            reuse(start, base, pieces, out)
+            reuse(start, base, hit.inline_path(), out)
         } else {
             reuse(
                 start,
