@@ -120,7 +120,7 @@ impl SentencePiece {
     }
 
     /// [`SentencePiece::encode_into`] of one part of a text cut by
-    /// [`SentencePiece::last_part_cut`] (see [`crate::Tokenizer::encode_part_into`]).
+    /// `SentencePiece::last_part_cut` (see [`crate::Tokenizer::encode_part_into`]).
     pub fn encode_part_into(
         &self,
         text: &str,
