@@ -73,6 +73,72 @@ fn walks(trie: &DoubleArray, bytes: &[u8]) -> bool {
     true
 }
 
+/// Whether `trie` has a key that starts with `bytes` or is a prefix of them (so a lookup of a
+/// text starting with `bytes` may match).
+fn touches(trie: &DoubleArray, bytes: &[u8]) -> bool {
+    let mut node = TrieNode::ROOT;
+    for &b in bytes {
+        match trie.child(node, b) {
+            Some(next) if trie.value_at(next).is_some() => return true,
+            Some(next) => node = next,
+            None => return false,
+        }
+    }
+    true
+}
+
+/// Per character of the Basic Multilingual Plane, whether it normalizes to itself wherever it
+/// stands: no rule and no user-defined symbol starts with it or with a part of it, so the
+/// normalizer's lookup at it finds nothing and copies it. A text in a non-Latin script is
+/// mostly runs of such characters, which [`SpmNormalizer::normalize_part`] copies without a
+/// lookup each.
+#[derive(Debug)]
+struct VerbatimChars {
+    bits: Box<[u64; 1024]>,
+}
+
+impl VerbatimChars {
+    fn new(charsmap: Option<&DoubleArray>, user: Option<&DoubleArray>) -> VerbatimChars {
+        let mut bits = Box::new([0u64; 1024]);
+        let mut buf = [0u8; 4];
+        for c in (0x80..0x1_0000u32).filter_map(char::from_u32) {
+            let bytes = c.encode_utf8(&mut buf).as_bytes();
+            if !charsmap.is_some_and(|t| touches(t, bytes))
+                && !user.is_some_and(|t| touches(t, bytes))
+            {
+                bits[c as usize / 64] |= 1 << (c as u32 % 64);
+            }
+        }
+        VerbatimChars { bits }
+    }
+
+    /// The length of the character at the start of `s` when it is a well-formed two- or
+    /// three-byte character that normalizes to itself; 0 otherwise (ASCII, four-byte and
+    /// malformed sequences take the general path).
+    #[inline(always)]
+    fn len_at(&self, s: &[u8]) -> usize {
+        let (c, len) = match *s {
+            [b0 @ 0xC2..=0xDF, b1, ..] if b1 & 0xC0 == 0x80 => {
+                (((b0 as u32 & 0x1F) << 6) | (b1 as u32 & 0x3F), 2)
+            }
+            [b0 @ 0xE0..=0xEF, b1, b2, ..] if (b1 & 0xC0 == 0x80) && (b2 & 0xC0 == 0x80) => {
+                let c = ((b0 as u32 & 0x0F) << 12) | ((b1 as u32 & 0x3F) << 6) | (b2 as u32 & 0x3F);
+                if c < 0x800 {
+                    return 0; // overlong
+                }
+                (c, 3)
+            }
+            _ => return 0,
+        };
+        // Surrogates never get their bit (`char::from_u32` refuses them).
+        if self.bits[c as usize / 64] >> (c % 64) & 1 == 1 {
+            len
+        } else {
+            0
+        }
+    }
+}
+
 /// The precompiled character map: `<u32 trie size><double array><NUL-terminated replacements>`.
 #[derive(Debug)]
 struct CharsMap {
@@ -173,6 +239,8 @@ pub struct SpmNormalizer {
     /// non-ASCII byte (composition rules such as `A` + U+0300 → `À`). Runs of them take the fast
     /// path of [`SpmNormalizer::normalize`] without trie lookups.
     verbatim: ByteSet,
+    /// Multibyte characters that normalize to themselves anywhere.
+    verbatim_chars: VerbatimChars,
     kernels: &'static Kernels,
 }
 
@@ -198,7 +266,12 @@ impl SpmNormalizer {
                     .as_ref()
                     .is_none_or(|m| ascii_rules_need_non_ascii(&m.trie, b))
         });
+        let verbatim_chars = VerbatimChars::new(
+            charsmap.as_ref().map(|m| &m.trie),
+            user_symbols.as_ref().map(PrefixMatcher::trie),
+        );
         Ok(SpmNormalizer {
+            verbatim_chars,
             charsmap,
             user_symbols,
             add_dummy_prefix: spec.add_dummy_prefix,
@@ -299,6 +372,15 @@ impl SpmNormalizer {
                 rest = &rest[run..];
                 continue;
             }
+            // Fast path: characters that normalize to themselves, copied with no lookup.
+            let chars = self.verbatim_chars_run(rest, consumed, norm_to_orig);
+            if chars > 0 {
+                out.extend_from_slice(&rest[..chars]);
+                is_prev_space = false;
+                consumed += chars;
+                rest = &rest[chars..];
+                continue;
+            }
             let (mut s, n) = self.normalize_prefix(rest);
             if is_prev_space {
                 while let [b' ', tail @ ..] = s {
@@ -385,6 +467,26 @@ impl SpmNormalizer {
             .map_or(0, |u| u.trie().max_key_len());
         let rules = self.charsmap.as_ref().map_or(0, |m| m.trie.max_key_len());
         user.max(rules).max(1)
+    }
+
+    /// The length of the run of multibyte characters that normalize to themselves at the start
+    /// of `rest` (input offset `consumed`), recording each one's offset for its bytes.
+    #[inline]
+    fn verbatim_chars_run<N: OffsetSink>(
+        &self,
+        rest: &[u8],
+        consumed: usize,
+        norm_to_orig: &mut N,
+    ) -> usize {
+        let mut at = 0;
+        loop {
+            let len = self.verbatim_chars.len_at(&rest[at..]);
+            if len == 0 {
+                return at;
+            }
+            norm_to_orig.repeat(consumed + at, len);
+            at += len;
+        }
     }
 
     /// Appends a run of verbatim ASCII starting at input offset `consumed`, applying to its
@@ -513,6 +615,68 @@ mod tests {
                 if !recorded.is_empty() {
                     assert_eq!(offsets.len(), recorded.len() + 1);
                 }
+            }
+        }
+    }
+
+    /// The copy of characters that normalize to themselves ([`VerbatimChars`]) gives what the
+    /// lookup of each character gives: every character of the Basic Multilingual Plane, before
+    /// and after characters that start or continue rules (combining marks that compose,
+    /// half-width forms, compatibility ideographs, spaces), malformed bytes and user-defined
+    /// symbols, under the bundled models' NFKC rules, with and without offsets.
+    #[test]
+    fn verbatim_characters_normalize_as_the_lookup_does() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/sentencepiece/");
+        let model = std::fs::read(format!("{dir}kyoto_ja_unigram_8000.model")).unwrap();
+        let spec = crate::load::spm_proto::parse(&model).unwrap().normalizer;
+        assert!(
+            !spec.precompiled_charsmap.is_empty(),
+            "the model has NFKC rules"
+        );
+        let user = ["日\u{FF76}", "\u{3099}x", "é"];
+        for user in [&[][..], &user[..]] {
+            let fast = SpmNormalizer::new(&spec, false, user, Kernels::scalar()).unwrap();
+            let mut slow = SpmNormalizer::new(&spec, false, user, Kernels::scalar()).unwrap();
+            slow.verbatim_chars.bits.fill(0);
+            assert!(fast.verbatim_chars.bits.iter().any(|&w| w != 0));
+            let neighbours: [&[u8]; 14] = [
+                b"",
+                b"a",
+                b" ",
+                "\u{3099}".as_bytes(),
+                "\u{309A}".as_bytes(),
+                "\u{0300}".as_bytes(),
+                "\u{FF76}".as_bytes(),
+                "\u{F900}".as_bytes(),
+                "\u{3000}".as_bytes(),
+                b"\xE3\x81",
+                b"\xFF",
+                b"\xE0\x82\xA9", // U+00A9, overlong
+                b"\xED\xA0\x80", // a surrogate
+                "\u{1F600}".as_bytes(),
+            ];
+            let mut text = Vec::new();
+            for c in (0x80..0x1_0000u32).filter_map(char::from_u32) {
+                let mut buf = [0u8; 4];
+                let c = c.encode_utf8(&mut buf).as_bytes();
+                text.clear();
+                for (i, n) in neighbours.iter().enumerate() {
+                    text.extend_from_slice(c);
+                    text.extend_from_slice(n);
+                    text.extend_from_slice(c);
+                    text.extend_from_slice(neighbours[(i * 5 + c[1] as usize) % neighbours.len()]);
+                }
+                let (mut a, mut a_off, mut b, mut b_off) = (vec![], vec![], vec![], vec![]);
+                fast.normalize(&text, &mut a, &mut a_off);
+                slow.normalize(&text, &mut b, &mut b_off);
+                assert_eq!(
+                    (&a, &a_off),
+                    (&b, &b_off),
+                    "text {:?}",
+                    String::from_utf8_lossy(&text)
+                );
+                fast.normalize(&text, &mut a, &mut NoOffsets);
+                assert_eq!(a, b);
             }
         }
     }
