@@ -326,9 +326,16 @@ impl Kernels {
 
     /// Calls `on_match(length, value)` for every key of `da` that is a prefix of `key`, shortest
     /// first: [`Kernels::trie_prefix_search`] without a buffer, for callers that consume matches
-    /// as they come (a Viterbi lattice).
+    /// as they come (a Viterbi lattice). Returns how many bytes of `key` the walk read (up to
+    /// and including the first that leaves the trie, else all): any key that starts with those
+    /// bytes has the same matches.
     #[inline(always)]
-    pub fn trie_prefix_walk(&self, da: &DoubleArray, key: &[u8], on_match: impl FnMut(u32, u32)) {
+    pub fn trie_prefix_walk(
+        &self,
+        da: &DoubleArray,
+        key: &[u8],
+        on_match: impl FnMut(u32, u32),
+    ) -> usize {
         scalar::trie::walk_any(da, key, on_match)
     }
 

@@ -3,31 +3,38 @@
 use crate::spec::double_array::{DoubleArray, TrieMatch, unit};
 
 /// Calls `on_match(length, value)` for every key of the array that is a prefix of `key`,
-/// shortest first.
+/// shortest first. Returns how many bytes of `key` the walk read: up to and including the first
+/// that leaves the trie, else all of them. What it found depends on those bytes alone, so any
+/// key that starts with them finds the same (a caller may reuse the matches).
 ///
 /// Mirrors darts-clone's `commonPrefixSearch`, with bounds checks so that a malformed array ends
 /// the walk instead of reading out of bounds.
 #[inline(always)]
-pub fn walk(units: &[u32], key: &[u8], mut on_match: impl FnMut(u32, u32)) {
+pub fn walk(units: &[u32], key: &[u8], mut on_match: impl FnMut(u32, u32)) -> usize {
     let mut pos = unit::offset(units[0]) as usize;
     for (i, &c) in key.iter().enumerate() {
         pos ^= c as usize;
-        let Some(&u) = units.get(pos) else { break };
+        let Some(&u) = units.get(pos) else {
+            return i + 1;
+        };
         if unit::label(u) != c as u32 {
-            break;
+            return i + 1;
         }
         pos ^= unit::offset(u) as usize;
         if unit::has_leaf(u) {
-            let Some(&v) = units.get(pos) else { break };
+            let Some(&v) = units.get(pos) else {
+                return i + 1;
+            };
             on_match(i as u32 + 1, unit::value(v));
         }
     }
+    key.len()
 }
 
 /// [`walk`] for arrays known to be compact ([`DoubleArray::is_compact`]): no bounds checks and
-/// no scaled offsets, which is most of a step's work.
+/// no scaled offsets, which is most of a step's work. Returns what [`walk`] returns.
 #[inline(always)]
-pub fn walk_compact(da: &DoubleArray, key: &[u8], mut on_match: impl FnMut(u32, u32)) {
+pub fn walk_compact(da: &DoubleArray, key: &[u8], mut on_match: impl FnMut(u32, u32)) -> usize {
     debug_assert!(da.is_compact());
     let units = da.units();
     // Offsets below 2^21 are stored unscaled: `unit >> 10` is the offset.
@@ -39,7 +46,7 @@ pub fn walk_compact(da: &DoubleArray, key: &[u8], mut on_match: impl FnMut(u32, 
         // current node (the root's, or a matched child's) XOR a byte, so it is inside that block.
         let u = unsafe { *units.get_unchecked(pos) };
         if unit::label(u) != c as u32 {
-            break;
+            return i + 1;
         }
         pos ^= (u >> 10) as usize;
         if unit::has_leaf(u) {
@@ -48,11 +55,12 @@ pub fn walk_compact(da: &DoubleArray, key: &[u8], mut on_match: impl FnMut(u32, 
             on_match(i as u32 + 1, unit::value(v));
         }
     }
+    key.len()
 }
 
 /// The walk that suits `da`: [`walk_compact`] when it is compact, else the checked [`walk`].
 #[inline(always)]
-pub fn walk_any(da: &DoubleArray, key: &[u8], on_match: impl FnMut(u32, u32)) {
+pub fn walk_any(da: &DoubleArray, key: &[u8], on_match: impl FnMut(u32, u32)) -> usize {
     if da.is_compact() {
         walk_compact(da, key, on_match)
     } else {

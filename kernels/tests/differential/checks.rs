@@ -1,7 +1,7 @@
 //! One comparison per kernel: run it on the tier under test and on the reference (the naive
 //! oracle for the scalar tier, the scalar tier for every SIMD tier) and describe any difference.
 
-use simdtok_kernels::{ByteSet, Kernels, TrieBatch};
+use simdtok_kernels::{ByteSet, Kernels, TrieBatch, TrieMatch};
 
 use crate::fixtures::{ClassFixture, PruneFixture, TrieFixture};
 use crate::naive;
@@ -68,6 +68,10 @@ pub const KERNELS: &[Kernel] = &[
     Kernel {
         name: "trie_prefix_search",
         check: trie_prefix_search,
+    },
+    Kernel {
+        name: "trie_prefix_walk",
+        check: trie_prefix_walk,
     },
     Kernel {
         name: "trie_prefix_search_batch",
@@ -394,6 +398,56 @@ fn trie_prefix_search(
         };
         compare(
             format!("trie_prefix_search in {} from {start}", fx.name),
+            got,
+            want,
+            input,
+        )?;
+    }
+    Ok(())
+}
+
+/// The walk that reports matches as they come: the same matches, and how many bytes it read
+/// (what callers that reuse a walk's matches rely on).
+fn trie_prefix_walk(
+    k: &Kernels,
+    r: Reference,
+    t: Tables,
+    input: &[u8],
+    from: usize,
+    variant: usize,
+) -> Result<(), String> {
+    let fx = trie_of(t, variant);
+    if r == Reference::Naive && fx.dictionary.is_none() {
+        return Ok(());
+    }
+    for start in starts(input, from, variant) {
+        let text = &input[start as usize..];
+        let mut got = Vec::new();
+        let read = k.trie_prefix_walk(&fx.trie, text, |len, value| {
+            got.push(TrieMatch { len, value })
+        });
+        let (want, want_read) = match r {
+            Reference::Naive => {
+                let d = fx.dictionary.as_ref().expect("checked");
+                (d.prefix_search(text), d.walk_read_len(text))
+            }
+            Reference::Scalar => {
+                let mut w = Vec::new();
+                let n = Kernels::scalar().trie_prefix_walk(&fx.trie, text, |len, value| {
+                    w.push(TrieMatch { len, value })
+                });
+                (w, n)
+            }
+        };
+        if read != want_read {
+            return Err(format!(
+                "trie_prefix_walk in {} from {start} read {read} bytes, want {want_read} (input {})",
+                fx.name,
+                show(input)
+            ));
+        }
+        compare(
+            format!("trie_prefix_walk in {} from {start}", fx.name),
             got,
             want,
             input,

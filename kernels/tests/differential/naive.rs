@@ -1,7 +1,7 @@
 //! The naive oracles: the most obvious code for each kernel, written without the tables or
 //! tricks of the scalar tier, so that scalar can be checked against something independent.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use simdtok_kernels::{BlockMasks, ByteClassSpec, ClassSet, TrieMatch};
 
@@ -69,6 +69,8 @@ pub fn prune_find_nonzero(values: &[u8; 256], data: &[u8], from: usize) -> Optio
 /// A trie oracle without a trie: a hash map of the keys, probed at every prefix length.
 pub struct Dictionary {
     keys: HashMap<Vec<u8>, u32>,
+    /// Every non-empty prefix of every key.
+    prefixes: HashSet<Vec<u8>>,
     max_len: usize,
 }
 
@@ -76,8 +78,20 @@ impl Dictionary {
     pub fn new(entries: &[(Vec<u8>, u32)]) -> Dictionary {
         Dictionary {
             keys: entries.iter().cloned().collect(),
+            prefixes: entries
+                .iter()
+                .flat_map(|(k, _)| (1..=k.len()).map(|n| k[..n].to_vec()))
+                .collect(),
             max_len: entries.iter().map(|(k, _)| k.len()).max().unwrap_or(0),
         }
+    }
+
+    /// How many bytes of `text` a walk reads: up to the first that no key continues with, else
+    /// all.
+    pub fn walk_read_len(&self, text: &[u8]) -> usize {
+        (1..=text.len())
+            .find(|&r| !self.prefixes.contains(&text[..r]))
+            .unwrap_or(text.len())
     }
 
     pub fn prefix_search(&self, text: &[u8]) -> Vec<TrieMatch> {
