@@ -121,11 +121,13 @@ impl Unigram {
         while pos < n {
             nodes[pos].chars = chars;
             let base = nodes[pos].best;
-            let mblen = self.for_each_candidate(word, pos, |len, id, score| {
-                let value = base + score as f64;
-                most = most.max(value.abs());
-                offer(nodes, pos + len, pos, id, value);
-            });
+            let mblen = self
+                .for_each_candidate(word, pos, |len, id, score| {
+                    let value = base + score as f64;
+                    most = most.max(value.abs());
+                    offer(nodes, pos + len, pos, id, value);
+                })
+                .mblen;
             pos += mblen;
             chars += 1;
         }

@@ -68,6 +68,9 @@ pub struct UnigramScratch {
     reused: usize,
     #[cfg(test)]
     guarded: usize,
+    /// Walk at every position of a run of one character too (see [`RunCandidates`]).
+    #[cfg(test)]
+    no_runs: bool,
 }
 
 /// Where a part ([`Unigram::encode_part`]) gets the running score at its start, and where it
@@ -92,6 +95,68 @@ struct PlannedWord {
     pieces: std::ops::Range<usize>,
     /// When the guard refused the path: the segments of the reference's pass over the word.
     refused: Option<std::ops::Range<usize>>,
+}
+
+/// What [`Unigram::for_each_candidate`] found at a position besides its candidates.
+#[derive(Clone, Copy, Debug)]
+struct Walked {
+    /// The length of the character there (cut short at the text's end).
+    mblen: usize,
+    /// How many bytes from the position decide the candidates: any position with these bytes
+    /// has the same ones. At least the whole character (so `mblen` is its full length wherever
+    /// they are found); 0 when the walk read up to the text's end, where a longer text might
+    /// have given more.
+    decided_by: usize,
+}
+
+/// The candidates of the last position of a run of one character ([`Unigram::viterbi`]).
+/// Inside a run (`aaaa…`, `────…`, `日日日…`), every position reads the same bytes until the
+/// walk leaves the trie, so it has the same candidates: they are offered again without a walk.
+/// Only positions followed by the same character record theirs, so text without runs pays a
+/// comparison of two characters per position.
+#[derive(Clone, Copy, Debug, Default)]
+struct RunCandidates {
+    /// Where they were found, and how many bytes from there decided them (0: none held).
+    at: usize,
+    decided_by: usize,
+    mblen: usize,
+    n: usize,
+    ids_lens: [(u32, u32); RUN_CANDIDATES],
+    scores: [f32; RUN_CANDIDATES],
+}
+
+/// The most candidates [`RunCandidates`] holds (XLM-R has 16 pieces of `a`s alone).
+const RUN_CANDIDATES: usize = 24;
+
+impl RunCandidates {
+    /// Whether the candidates held are those of position `pos` of `text`.
+    #[inline]
+    fn apply_at(&self, text: &[u8], pos: usize) -> bool {
+        let d = self.decided_by;
+        // The first byte alone rules out nearly every other position, without a call to
+        // `memcmp`.
+        d != 0
+            && text[pos] == text[self.at]
+            && text
+                .get(pos..pos + d)
+                .is_some_and(|here| here == &text[self.at..self.at + d])
+    }
+
+    #[inline]
+    fn push(&mut self, len: usize, id: u32, score: f32) {
+        if let Some(slot) = self.ids_lens.get_mut(self.n) {
+            *slot = (id, len as u32);
+            self.scores[self.n] = score;
+        }
+        self.n += 1;
+    }
+}
+
+/// Whether the character at `pos` (of `len` bytes) is followed by the same character.
+#[inline]
+fn repeats_next(text: &[u8], pos: usize, len: usize) -> bool {
+    // Byte by byte (a character is at most four): no call to `memcmp` at every position.
+    pos + 2 * len <= text.len() && (0..len).all(|i| text[pos + i] == text[pos + len + i])
 }
 
 /// The bytes of U+2581, which starts every word of a normalized text.
@@ -341,7 +406,7 @@ impl Unigram {
             return;
         }
         if !by_words {
-            self.viterbi(normalized, 0, 0.0, &mut scratch.best, out);
+            self.viterbi(normalized, 0, 0.0, scratch, out);
             return;
         }
         self.encode_words(normalized, 0.0, scratch, out);
@@ -383,7 +448,7 @@ impl Unigram {
         }
         let word = &text[start..end];
         if word.len() > MAX_KEY || scratch.cache.skips() {
-            return self.viterbi(word, start, base, &mut scratch.best, out);
+            return self.viterbi(word, start, base, scratch, out);
         }
         let len = word.len();
         let Some(hit) = scratch.cache.get(text, start, len) else {
@@ -429,28 +494,33 @@ impl Unigram {
         {
             scratch.guarded += 1;
         }
-        self.viterbi(word, start, base, &mut scratch.best, out)
+        self.viterbi(word, start, base, scratch, out)
     }
 
     /// Calls `offer(len, id, score)` for each candidate of the lattice that starts at `pos`
     /// of `text` (a character start), in the reference's order: every piece the trie finds
     /// there, shortest first (UNUSED pieces are skipped), then — when none of them is exactly
     /// the character at `pos` — the unknown piece over that character. Returns the character's
-    /// length. The reference's pass and the guard's analysis both read the lattice through this.
+    /// length, and how many bytes from `pos` decide the candidates (see [`Walked`]). The
+    /// reference's pass and the guard's analysis both read the lattice through this.
     #[inline(always)]
     fn for_each_candidate(
         &self,
         text: &[u8],
         pos: usize,
         mut offer: impl FnMut(usize, u32, f32),
-    ) -> usize {
+    ) -> Walked {
         let n = text.len();
-        let mblen = one_char_len(text[pos]).min(n - pos);
+        let char_len = one_char_len(text[pos]);
+        let mblen = char_len.min(n - pos);
         let mut has_single = false;
         let cap = self.prune.value(text[pos]) as usize;
+        // Without a walk, the character alone decides.
+        let mut decided_by = char_len;
         if cap > 0 {
             let end = if cap == 255 { n } else { n.min(pos + cap) };
-            self.kernels
+            let read = self
+                .kernels
                 .trie_prefix_walk(&self.trie, &text[pos..end], |len, id| {
                     let score = self.scores[id as usize];
                     if score.is_nan() {
@@ -460,11 +530,17 @@ impl Unigram {
                     offer(len, id, score);
                     has_single |= len == mblen;
                 });
+            // A walk that read up to the text's end might have gone on in a longer text.
+            let stopped_early = read < end - pos || (cap != 255 && pos + cap <= n);
+            decided_by = if stopped_early { read.max(char_len) } else { 0 };
         }
         if !has_single {
             offer(mblen, self.unk_id, self.unk_score);
         }
-        mblen
+        Walked {
+            mblen,
+            decided_by: if pos + decided_by <= n { decided_by } else { 0 },
+        }
     }
 
     /// The score a segment of piece `id` added (the unknown piece's penalty included).
@@ -485,9 +561,14 @@ impl Unigram {
         normalized: &[u8],
         offset: usize,
         base: f32,
-        best: &mut Vec<BestNode>,
+        scratch: &mut UnigramScratch,
         out: &mut Vec<Segment>,
     ) -> f32 {
+        #[cfg(test)]
+        let runs = !scratch.no_runs;
+        #[cfg(not(test))]
+        let runs = true;
+        let best = &mut scratch.best;
         let n = normalized.len();
         best.clear();
         best.resize(
@@ -501,6 +582,7 @@ impl Unigram {
         best[0].score = base;
         // The furthest position any candidate has reached (for the score shift below).
         let mut frontier = 0usize;
+        let mut run = RunCandidates::default();
         let mut pos = 0usize;
         while pos < n {
             let mut base = best[pos].score;
@@ -512,7 +594,7 @@ impl Unigram {
                 }
                 base = 0.0;
             }
-            let mblen = self.for_each_candidate(normalized, pos, |len, id, score| {
+            let mut offer = |len: usize, id: u32, score: f32| {
                 frontier = frontier.max(pos + len);
                 let candidate = score + base;
                 let node = &mut best[pos + len];
@@ -523,7 +605,30 @@ impl Unigram {
                         id,
                     };
                 }
-            });
+            };
+            let mblen = if runs && run.apply_at(normalized, pos) {
+                for i in 0..run.n {
+                    let (id, len) = run.ids_lens[i];
+                    offer(len as usize, id, run.scores[i]);
+                }
+                run.mblen
+            } else if runs && repeats_next(normalized, pos, one_char_len(normalized[pos])) {
+                run.n = 0;
+                let walked = self.for_each_candidate(normalized, pos, |len, id, score| {
+                    run.push(len, id, score);
+                    offer(len, id, score);
+                });
+                run.at = pos;
+                run.mblen = walked.mblen;
+                run.decided_by = if run.n <= RUN_CANDIDATES {
+                    walked.decided_by
+                } else {
+                    0
+                };
+                walked.mblen
+            } else {
+                self.for_each_candidate(normalized, pos, offer).mblen
+            };
             pos += mblen;
         }
         let first = out.len();

@@ -278,3 +278,85 @@ fn word_by_word_equals_the_single_pass_on_real_models() {
         assert!(scratch.reused > 1000, "{}", path.display());
     }
 }
+
+/// A model with pieces of many `a`s (more than a run's candidates hold), some of them followed
+/// by `b`, `▁a…` pieces, UNUSED and user-defined ones, over tricky scores.
+fn runs_model(rng: &mut Rng, kernels: &'static Kernels) -> (Vocab, Unigram) {
+    let mut texts: Vec<String> = vec![WB.into(), "b".into(), "é".into()];
+    for k in 1..=30 {
+        if k <= 3 || rng.below(3) != 0 {
+            texts.push("a".repeat(k));
+        }
+        if rng.below(4) == 0 {
+            texts.push(format!("{}b", "a".repeat(k)));
+        }
+        if rng.below(4) == 0 {
+            texts.push(format!("{WB}{}", "a".repeat(k)));
+        }
+        if (2..=6).contains(&k) && rng.below(2) == 0 {
+            texts.push("é".repeat(k));
+        }
+    }
+    let scores = tricky_scores(rng, texts.len());
+    let mut pieces = vec![piece("<unk>", 0.0, PieceKind::Unknown)];
+    for (t, s) in texts.iter().zip(scores) {
+        let kind = match rng.below(30) {
+            0 => PieceKind::Unused,
+            1 => PieceKind::UserDefined,
+            _ => PieceKind::Normal,
+        };
+        pieces.push(piece(t, s, kind));
+    }
+    unigram(pieces, kernels)
+}
+
+/// The pass that offers a run's candidates again without a walk ([`super::RunCandidates`])
+/// equals the pass that walks at every position: runs of every length around the longest
+/// pieces, runs cut by other characters, by `▁` and by the text's end, unknown characters in
+/// runs, two-byte characters, and texts long enough for the score shift.
+#[test]
+fn runs_of_one_character_equal_a_walk_at_every_position() {
+    for tier_kernels in simdtok_kernels::Tier::supported()
+        .into_iter()
+        .filter_map(Kernels::for_tier)
+    {
+        let mut rng = Rng(0x5EED_0042);
+        for round in 0..40 {
+            let (_, model) = if round % 2 == 0 {
+                runs_model(&mut rng, tier_kernels)
+            } else {
+                random_model(&mut rng, tier_kernels)
+            };
+            let mut fast = UnigramScratch::default();
+            let mut slow = UnigramScratch {
+                no_runs: true,
+                ..UnigramScratch::default()
+            };
+            for t in 0..20 {
+                let mut text = String::new();
+                let runs = if t % 5 == 0 { 400 } else { 1 + rng.below(8) };
+                for _ in 0..runs {
+                    let c = ["a", "a", "b", "c", "d", "é", WB][rng.below(7)];
+                    let len = match rng.below(3) {
+                        0 => 1 + rng.below(4),
+                        1 => 20 + rng.below(20),
+                        _ => 1 + rng.below(80),
+                    };
+                    text.push_str(&c.repeat(len));
+                }
+                for by_words in [false, true] {
+                    if by_words && !model.caches_words() {
+                        continue;
+                    }
+                    let (mut got, mut want) = (Vec::new(), Vec::new());
+                    model.encode_with(text.as_bytes(), &mut fast, &mut got, by_words);
+                    model.encode_with(text.as_bytes(), &mut slow, &mut want, by_words);
+                    assert_eq!(
+                        got, want,
+                        "round {round}, text {t}, by words {by_words}: {text:?}"
+                    );
+                }
+            }
+        }
+    }
+}
