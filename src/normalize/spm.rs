@@ -87,56 +87,195 @@ fn touches(trie: &DoubleArray, bytes: &[u8]) -> bool {
     true
 }
 
-/// Per character of the Basic Multilingual Plane, whether it normalizes to itself wherever it
-/// stands: no rule and no user-defined symbol starts with it or with a part of it, so the
-/// normalizer's lookup at it finds nothing and copies it. A text in a non-Latin script is
-/// mostly runs of such characters, which [`SpmNormalizer::normalize_part`] copies without a
-/// lookup each.
+/// A bitmap over the characters of the Basic Multilingual Plane.
+#[derive(Debug)]
+struct CharSet(Box<[u64; 1024]>);
+
+impl CharSet {
+    fn new() -> CharSet {
+        CharSet(Box::new([0; 1024]))
+    }
+
+    fn insert(&mut self, c: u32) {
+        self.0[c as usize / 64] |= 1 << (c % 64);
+    }
+
+    #[inline(always)]
+    fn contains(&self, c: u32) -> bool {
+        self.0[c as usize / 64] >> (c % 64) & 1 == 1
+    }
+}
+
+/// The well-formed character of two or three bytes at the start of `s`, and its length.
+#[inline(always)]
+fn bmp_multibyte_char(s: &[u8]) -> Option<(u32, usize)> {
+    match *s {
+        [b0 @ 0xC2..=0xDF, b1, ..] if b1 & 0xC0 == 0x80 => {
+            Some((((b0 as u32 & 0x1F) << 6) | (b1 as u32 & 0x3F), 2))
+        }
+        [b0 @ 0xE0..=0xEF, b1, b2, ..] if (b1 & 0xC0 == 0x80) && (b2 & 0xC0 == 0x80) => {
+            let c = ((b0 as u32 & 0x0F) << 12) | ((b1 as u32 & 0x3F) << 6) | (b2 as u32 & 0x3F);
+            // Neither overlong nor a surrogate.
+            (c >= 0x800 && !(0xD800..0xE000).contains(&c)).then_some((c, 3))
+        }
+        _ => None,
+    }
+}
+
+/// Adds to `set` every character of the Basic Multilingual Plane that continues a key of
+/// `trie` from `node` (the path over its bytes exists, or a key ends inside them); returns
+/// whether a four-byte character or a malformed sequence might (then the caller treats every
+/// such sequence as continuing).
+fn add_continuations(trie: &DoubleArray, node: TrieNode, set: &mut CharSet) -> bool {
+    let mut other = false;
+    for b0 in 1..=255u8 {
+        let Some(n1) = trie.child(node, b0) else {
+            continue;
+        };
+        let every = trie.value_at(n1).is_some();
+        match b0 {
+            0x01..=0x7F => set.insert(b0 as u32),
+            0xC2..=0xDF => {
+                for b1 in 0x80..=0xBFu8 {
+                    if every || trie.child(n1, b1).is_some() {
+                        set.insert(((b0 as u32 & 0x1F) << 6) | (b1 as u32 & 0x3F));
+                    }
+                }
+            }
+            0xE0..=0xEF => {
+                for b1 in 0x80..=0xBFu8 {
+                    let n2 = if every { None } else { trie.child(n1, b1) };
+                    if !every && n2.is_none() {
+                        continue;
+                    }
+                    let every2 = every || n2.is_some_and(|n| trie.value_at(n).is_some());
+                    for b2 in 0x80..=0xBFu8 {
+                        if every2 || n2.is_some_and(|n| trie.child(n, b2).is_some()) {
+                            let c = ((b0 as u32 & 0x0F) << 12)
+                                | ((b1 as u32 & 0x3F) << 6)
+                                | (b2 as u32 & 0x3F);
+                            set.insert(c);
+                        }
+                    }
+                }
+            }
+            _ => other = true,
+        }
+    }
+    other
+}
+
+/// Which characters the normalizer copies without a lookup, so that text in a non-Latin script
+/// (runs of such characters) and the ASCII before it take fast paths in
+/// [`SpmNormalizer::normalize_part`]. For a character `c` of two or three bytes:
+/// - `anywhere`: no rule and no user-defined symbol starts with `c` or a part of it, so the
+///   lookup at `c` finds nothing, whatever follows;
+/// - `unless_continued`: no user-defined symbol touches `c` and no rule is `c` or a part of it,
+///   but some rules start with `c` and go on (a kana and the combining voiced mark that composes
+///   with it): the lookup finds nothing unless the next character is one of `continuers`.
+///
+/// `continuers` holds every character that continues a rule after such a `c` or after a
+/// verbatim ASCII byte (a letter and a combining accent): before any other character those
+/// copy themselves too. Four-byte and malformed sequences always count as continuing.
 #[derive(Debug)]
 struct VerbatimChars {
-    bits: Box<[u64; 1024]>,
+    anywhere: CharSet,
+    unless_continued: CharSet,
+    continuers: CharSet,
 }
 
 impl VerbatimChars {
-    fn new(charsmap: Option<&DoubleArray>, user: Option<&DoubleArray>) -> VerbatimChars {
-        let mut bits = Box::new([0u64; 1024]);
+    fn new(
+        charsmap: Option<&DoubleArray>,
+        user: Option<&DoubleArray>,
+        verbatim_ascii: &ByteSet,
+    ) -> VerbatimChars {
+        let mut anywhere = CharSet::new();
+        let mut unless_continued = CharSet::new();
+        let mut continuers = CharSet::new();
         let mut buf = [0u8; 4];
         for c in (0x80..0x1_0000u32).filter_map(char::from_u32) {
             let bytes = c.encode_utf8(&mut buf).as_bytes();
-            if !charsmap.is_some_and(|t| touches(t, bytes))
-                && !user.is_some_and(|t| touches(t, bytes))
-            {
-                bits[c as usize / 64] |= 1 << (c as u32 % 64);
+            if user.is_some_and(|t| touches(t, bytes)) {
+                continue;
+            }
+            let Some(rules) = charsmap else {
+                anywhere.insert(c as u32);
+                continue;
+            };
+            match rule_node(rules, bytes) {
+                RulePath::None => anywhere.insert(c as u32),
+                RulePath::Continues(node) => {
+                    unless_continued.insert(c as u32);
+                    add_continuations(rules, node, &mut continuers);
+                }
+                RulePath::Matches => {}
             }
         }
-        VerbatimChars { bits }
+        if let Some(rules) = charsmap {
+            for b in (0..0x80u8).filter(|&b| verbatim_ascii.contains(b)) {
+                if let Some(node) = rules.child(TrieNode::ROOT, b) {
+                    add_continuations(rules, node, &mut continuers);
+                }
+            }
+        }
+        VerbatimChars {
+            anywhere,
+            unless_continued,
+            continuers,
+        }
+    }
+
+    /// Whether the text `next` (what follows a character) starts with a character that may
+    /// continue a rule: one of `continuers`, a four-byte or malformed sequence. The end of the
+    /// text continues nothing.
+    #[inline(always)]
+    fn continued_by(&self, next: &[u8]) -> bool {
+        match next {
+            [] => false,
+            [b, ..] if b.is_ascii() => self.continuers.contains(*b as u32),
+            _ => bmp_multibyte_char(next).is_none_or(|(d, _)| self.continuers.contains(d)),
+        }
     }
 
     /// The length of the character at the start of `s` when it is a well-formed two- or
-    /// three-byte character that normalizes to itself; 0 otherwise (ASCII, four-byte and
-    /// malformed sequences take the general path).
+    /// three-byte character that the normalizer copies there; 0 otherwise (ASCII, four-byte and
+    /// malformed sequences, and characters that a rule may rewrite, take the general path).
     #[inline(always)]
     fn len_at(&self, s: &[u8]) -> usize {
-        let (c, len) = match *s {
-            [b0 @ 0xC2..=0xDF, b1, ..] if b1 & 0xC0 == 0x80 => {
-                (((b0 as u32 & 0x1F) << 6) | (b1 as u32 & 0x3F), 2)
-            }
-            [b0 @ 0xE0..=0xEF, b1, b2, ..] if (b1 & 0xC0 == 0x80) && (b2 & 0xC0 == 0x80) => {
-                let c = ((b0 as u32 & 0x0F) << 12) | ((b1 as u32 & 0x3F) << 6) | (b2 as u32 & 0x3F);
-                if c < 0x800 {
-                    return 0; // overlong
-                }
-                (c, 3)
-            }
-            _ => return 0,
+        let Some((c, len)) = bmp_multibyte_char(s) else {
+            return 0;
         };
-        // Surrogates never get their bit (`char::from_u32` refuses them).
-        if self.bits[c as usize / 64] >> (c % 64) & 1 == 1 {
+        if self.anywhere.contains(c)
+            || (self.unless_continued.contains(c) && !self.continued_by(&s[len..]))
+        {
             len
         } else {
             0
         }
     }
+}
+
+/// Where the bytes of a character lead in a trie of rules.
+enum RulePath {
+    /// Out of the trie: no rule starts with them.
+    None,
+    /// To this node, with no rule ending on the way: rules start with them and go on.
+    Continues(TrieNode),
+    /// A rule ends on them or inside them.
+    Matches,
+}
+
+fn rule_node(trie: &DoubleArray, bytes: &[u8]) -> RulePath {
+    let mut node = TrieNode::ROOT;
+    for &b in bytes {
+        match trie.child(node, b) {
+            Some(next) if trie.value_at(next).is_some() => return RulePath::Matches,
+            Some(next) => node = next,
+            None => return RulePath::None,
+        }
+    }
+    RulePath::Continues(node)
 }
 
 /// The precompiled character map: `<u32 trie size><double array><NUL-terminated replacements>`.
@@ -269,6 +408,7 @@ impl SpmNormalizer {
         let verbatim_chars = VerbatimChars::new(
             charsmap.as_ref().map(|m| &m.trie),
             user_symbols.as_ref().map(PrefixMatcher::trie),
+            &verbatim,
         );
         Ok(SpmNormalizer {
             verbatim_chars,
@@ -332,7 +472,12 @@ impl SpmNormalizer {
         let mut consumed = 0usize;
         if self.remove_extra_whitespaces && first {
             while !rest.is_empty() {
-                let (s, n) = self.normalize_prefix(rest);
+                // A plain space (an indented line) needs no lookup.
+                let (s, n) = if rest[0] == b' ' && self.copies_ascii_at(rest) {
+                    (&b" "[..], 1)
+                } else {
+                    self.normalize_prefix(rest)
+                };
                 if s != b" " {
                     break;
                 }
@@ -354,13 +499,16 @@ impl SpmNormalizer {
             // need the whitespace rules. One kernel call finds where it ends (for most text in
             // Latin script, the end of the line; verbatim bytes are all ASCII). It scans only
             // up to there: scanning all the ASCII ahead would make a long text's pass
-            // quadratic. A verbatim byte right before a non-ASCII one may start a composition
-            // rule, so it takes the general path.
+            // quadratic. A verbatim byte right before a non-ASCII character that may continue
+            // a rule (a composition rule such as `A` + U+0300 → `À`) takes the general path.
             let safe = self
                 .kernels
                 .find_not_in(&self.verbatim, rest, 0)
                 .unwrap_or(rest.len());
-            let run = if safe == rest.len() || rest[safe].is_ascii() {
+            let run = if safe == rest.len()
+                || rest[safe].is_ascii()
+                || !self.verbatim_chars.continued_by(&rest[safe..])
+            {
                 safe
             } else {
                 safe.saturating_sub(1)
@@ -467,6 +615,16 @@ impl SpmNormalizer {
             .map_or(0, |u| u.trie().max_key_len());
         let rules = self.charsmap.as_ref().map_or(0, |m| m.trie.max_key_len());
         user.max(rules).max(1)
+    }
+
+    /// Whether the ASCII byte at the start of `rest` is copied as it is: a verbatim byte followed
+    /// by ASCII, by the text's end or by a character that continues no rule.
+    #[inline]
+    fn copies_ascii_at(&self, rest: &[u8]) -> bool {
+        self.verbatim.contains(rest[0])
+            && rest
+                .get(1)
+                .is_none_or(|b| b.is_ascii() || !self.verbatim_chars.continued_by(&rest[1..]))
     }
 
     /// The length of the run of multibyte characters that normalize to themselves at the start
@@ -637,9 +795,18 @@ mod tests {
         for user in [&[][..], &user[..]] {
             let fast = SpmNormalizer::new(&spec, false, user, Kernels::scalar()).unwrap();
             let mut slow = SpmNormalizer::new(&spec, false, user, Kernels::scalar()).unwrap();
-            slow.verbatim_chars.bits.fill(0);
-            assert!(fast.verbatim_chars.bits.iter().any(|&w| w != 0));
-            let neighbours: [&[u8]; 14] = [
+            slow.verbatim_chars.anywhere.0.fill(0);
+            slow.verbatim_chars.unless_continued.0.fill(0);
+            slow.verbatim_chars.continuers.0.fill(!0);
+            assert!(fast.verbatim_chars.anywhere.0.iter().any(|&w| w != 0));
+            assert!(
+                fast.verbatim_chars
+                    .unless_continued
+                    .0
+                    .iter()
+                    .any(|&w| w != 0)
+            );
+            let neighbours: [&[u8]; 17] = [
                 b"",
                 b"a",
                 b" ",
@@ -652,7 +819,10 @@ mod tests {
                 b"\xE3\x81",
                 b"\xFF",
                 b"\xE0\x82\xA9", // U+00A9, overlong
-                b"\xED\xA0\x80", // a surrogate
+                b"\xED\xA0\x80", // a surrogate,
+                "a\u{0300}".as_bytes(),
+                "\u{FF9E}".as_bytes(),
+                b"  ",
                 "\u{1F600}".as_bytes(),
             ];
             let mut text = Vec::new();
@@ -660,6 +830,9 @@ mod tests {
                 let mut buf = [0u8; 4];
                 let c = c.encode_utf8(&mut buf).as_bytes();
                 text.clear();
+                if c[1] % 2 == 0 {
+                    text.extend_from_slice(b"  "); // an indented line
+                }
                 for (i, n) in neighbours.iter().enumerate() {
                     text.extend_from_slice(c);
                     text.extend_from_slice(n);
