@@ -30,6 +30,7 @@
 pub mod cpu;
 mod dispatch;
 mod generic;
+mod prefetch;
 pub mod scalar;
 pub mod spec;
 mod table;
@@ -41,6 +42,7 @@ pub mod aarch64;
 pub mod x86_64;
 
 pub use dispatch::{Choice, DispatchError, Origin, Source, TIER_ENV, TierRequest, choose_from_env};
+pub use prefetch::prefetch_read;
 pub use spec::byte_class::{BlockMasks, ByteClassSpec, ByteClassTable, ClassSet};
 pub use spec::byte_set::ByteSet;
 pub use spec::double_array::{DoubleArray, TrieError, TrieMatch, TrieNode};

@@ -113,6 +113,10 @@ impl std::fmt::Debug for UnigramCache {
     }
 }
 
+/// A word's key and length, computed ahead of its lookup.
+#[derive(Clone, Copy)]
+pub struct WordKey(Key, usize);
+
 /// A word's bytes (at most [`MAX_KEY`]), zero-padded, as two words and a tail, and its hash.
 #[derive(Clone, Copy, PartialEq, Eq)]
 struct Key {
@@ -194,12 +198,36 @@ impl UnigramCache {
         self.bypass.skips()
     }
 
+    /// The key of the word `text[at..at + len]` (at most [`MAX_KEY`] bytes), for
+    /// [`UnigramCache::prefetch`] and [`UnigramCache::get_keyed`].
+    #[inline]
+    pub fn word_key(text: &[u8], at: usize, len: usize) -> WordKey {
+        WordKey(Key::in_text(text, at, len), len)
+    }
+
+    /// Starts loading the set of `key`, to be looked up soon.
+    #[inline]
+    pub fn prefetch(&self, key: &WordKey) {
+        if self.entries.is_empty() {
+            return;
+        }
+        let set = key.0.set(self.entries.len() / 2);
+        // The set's more recently used way, where most hits are.
+        simdtok_kernels::prefetch_read(&self.entries[2 * set]);
+    }
+
     /// The entry of the word `text[at..at + len]` (at most [`MAX_KEY`] bytes), if cached.
     /// Counts the lookup.
     #[inline]
     pub fn get(&mut self, text: &[u8], at: usize, len: usize) -> Option<CachedWord> {
+        self.get_keyed(&Self::word_key(text, at, len))
+    }
+
+    /// [`UnigramCache::get`] by the word's key.
+    #[inline]
+    pub fn get_keyed(&mut self, key: &WordKey) -> Option<CachedWord> {
+        let WordKey(key, len) = *key;
         debug_assert!(len <= MAX_KEY && !self.entries.is_empty());
-        let key = Key::in_text(text, at, len);
         let stamp = self.owner.stamp();
         let set = key.set(self.entries.len() / 2);
         let ways = &mut self.entries[2 * set..2 * set + 2];

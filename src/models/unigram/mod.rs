@@ -27,7 +27,7 @@ mod tests;
 
 use simdtok_kernels::{DoubleArray, Kernels, PruneTable};
 
-use crate::cache::unigram::{MAX_KEY, MAX_PIECES, PathPiece, UnigramCache};
+use crate::cache::unigram::{MAX_KEY, MAX_PIECES, PathPiece, UnigramCache, WordKey};
 use crate::cache::word::new_owner;
 use crate::load::spm_proto::PieceKind;
 use crate::models::vocab::Vocab;
@@ -423,26 +423,44 @@ impl Unigram {
     ) -> f32 {
         assert!(self.words_independent, "the model's pieces span words");
         scratch.cache.claim(self.cache_owner);
+        let n = normalized.len();
         let mut start = 0usize;
-        while start < normalized.len() {
-            let end = next_word_start(normalized, start);
-            base = self.encode_word(normalized, start, end, base, scratch, out);
+        let mut end = next_word_start(normalized, 0);
+        let mut key = (end <= MAX_KEY).then(|| UnigramCache::word_key(normalized, 0, end));
+        while start < n {
+            // The next word's bounds and key, and its cache set on its way while this word
+            // is done.
+            let next_end = if end < n {
+                next_word_start(normalized, end)
+            } else {
+                n
+            };
+            let next_key = (end < n && next_end - end <= MAX_KEY)
+                .then(|| UnigramCache::word_key(normalized, end, next_end - end));
+            if let Some(k) = &next_key {
+                scratch.cache.prefetch(k);
+            }
+            base = self.encode_word(normalized, start..end, key, base, scratch, out);
             start = end;
+            end = next_end;
+            key = next_key;
         }
         base
     }
 
-    /// Segments the word `text[start..end]`, whose path starts from the running score `base`,
-    /// appending to `out`; returns the running score at its end.
+    /// Segments the word `text[span]`, whose path starts from the running score `base`,
+    /// appending to `out`; returns the running score at its end. `key` is its cache key,
+    /// computed ahead (`None` for a word too long for the cache).
     fn encode_word(
         &self,
         text: &[u8],
-        start: usize,
-        end: usize,
+        span: std::ops::Range<usize>,
+        key: Option<WordKey>,
         mut base: f32,
         scratch: &mut UnigramScratch,
         out: &mut Vec<Segment>,
     ) -> f32 {
+        let (start, end) = (span.start, span.end);
         if !(-SCORE_RESET..=SCORE_RESET).contains(&base) {
             base = 0.0; // the reference's shift at the word's start (see `guard`)
         }
@@ -451,7 +469,8 @@ impl Unigram {
             return self.viterbi(word, start, base, scratch, out);
         }
         let len = word.len();
-        let Some(hit) = scratch.cache.get(text, start, len) else {
+        let key = key.unwrap_or_else(|| UnigramCache::word_key(text, start, len));
+        let Some(hit) = scratch.cache.get_keyed(&key) else {
             let max_base = self.analyze(word, &mut scratch.exact, &mut scratch.path);
             scratch
                 .cache
