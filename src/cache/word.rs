@@ -129,6 +129,12 @@ impl<S: ShortSet> WordCache<S> {
         true
     }
 
+    /// Starts loading the set of `key`, to be looked up soon.
+    #[inline]
+    pub fn prefetch(&self, key: &Key) {
+        simdtok_kernels::prefetch_read(&self.sets[self.set_of(key)]);
+    }
+
     /// The entry of the word, `None` on a miss.
     #[inline]
     fn find(&mut self, key: &Key) -> Option<&S::Entry> {

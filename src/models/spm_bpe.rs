@@ -267,34 +267,61 @@ impl SpmBpe {
             return self.encode_span(vocab, normalized, scratch, out);
         }
         scratch.cache.claim(self.cache_owner);
+        let n = normalized.len();
+        let key_of = |start: usize, end: usize| {
+            (end - start <= MAX_WORD).then(|| Key::in_text(normalized, start, end - start))
+        };
         let mut start = 0;
-        let mut at = 1;
+        let mut end = self.word_end(normalized, 0);
+        let mut key = key_of(0, end);
+        while start < n {
+            // The next word's bounds and key, and its cache set on its way while this word
+            // is done.
+            let next_end = if end < n {
+                self.word_end(normalized, end)
+            } else {
+                n
+            };
+            let next_key = if end < n { key_of(end, next_end) } else { None };
+            if let Some(k) = &next_key {
+                scratch.cache.prefetch(k);
+            }
+            self.encode_word(vocab, normalized, start..end, key, scratch, out);
+            start = end;
+            end = next_end;
+            key = next_key;
+        }
+    }
+
+    /// The end of the word that starts at `start` (not the text's end): the next U+2581 that
+    /// follows another character, or the text's end.
+    #[inline]
+    fn word_end(&self, normalized: &[u8], start: usize) -> usize {
+        let mut at = start + 1;
         while let Some(p) = self.kernels.find_in(&self.space_lead, normalized, at) {
             if normalized[p..].starts_with(SPACE_SYMBOL) && !normalized[..p].ends_with(SPACE_SYMBOL)
             {
-                self.encode_word(vocab, normalized, start, p, scratch, out);
-                start = p;
+                return p;
             }
             at = p + 1;
         }
-        self.encode_word(vocab, normalized, start, normalized.len(), scratch, out);
+        normalized.len()
     }
 
-    /// Appends the segments of the word `text[start..end]`, from the cache when it is there: a
-    /// word of up to [`MAX_WORD`] bytes and four pieces in the short tier, any other in the
-    /// long one (which stores a word the second time it is seen).
+    /// Appends the segments of the word `text[span]`, from the cache when it is there: a word
+    /// of up to [`MAX_WORD`] bytes (`key`, computed ahead) and four pieces in the short tier,
+    /// any other in the long one (which stores a word the second time it is seen).
     fn encode_word(
         &self,
         vocab: &Vocab,
         text: &[u8],
-        start: usize,
-        end: usize,
+        span: std::ops::Range<usize>,
+        key: Option<Key>,
         scratch: &mut BpeScratch,
         out: &mut Vec<Segment>,
     ) {
-        let word = &text[start..end];
-        let base = start as u32;
-        let key = (word.len() <= MAX_WORD).then(|| Key::in_text(text, start, word.len()));
+        let word = &text[span.clone()];
+        let base = span.start as u32;
         if let Some(key) = &key
             && scratch.cache.get(key, |id, s, e| {
                 out.push(Segment {
@@ -855,5 +882,41 @@ mod tests {
         assert_eq!(at as usize, text.len());
         let short = naive(&vocab, &text.as_bytes()[..1003]);
         assert_eq!(got[..short.len() - 2], short[..short.len() - 2]);
+    }
+
+    /// Word by word through the cache (keys computed a word ahead, sets prefetched) gives the
+    /// single pass's segments: words of every length around the short tier's limit, runs of
+    /// `▁` (which stay with the word after them), `▁` first, last and alone, repeated words
+    /// (cache hits) and unknown characters.
+    #[test]
+    fn word_by_word_equals_the_single_pass() {
+        let mut g = TestText::new(0x9B05_688C);
+        for _ in 0..60 {
+            let vocab = run_vocab(&mut g);
+            let model = SpmBpe::new(&vocab, &[], Kernels::scalar()).unwrap();
+            assert!(model.word_split, "the vocabulary allows words");
+            let mut scratch = BpeScratch::default();
+            let words: Vec<String> = (0..12)
+                .map(|_| {
+                    let len =
+                        [1, 2, 5, MAX_WORD - 1, MAX_WORD, MAX_WORD + 1, 40][g.below(7) as usize];
+                    (0..len)
+                        .map(|_| ["a", "a", "b", "c", "d"][g.below(5) as usize])
+                        .collect()
+                })
+                .collect();
+            for _ in 0..20 {
+                let mut text = String::new();
+                for _ in 0..g.below(30) {
+                    text.push_str(&"▁".repeat([0, 1, 1, 1, 2, 3][g.below(6) as usize]));
+                    text.push_str(&words[g.below(words.len() as u32) as usize]);
+                }
+                text.push_str(&"▁".repeat(g.below(3) as usize));
+                let (mut by_words, mut whole) = (Vec::new(), Vec::new());
+                model.encode(&vocab, text.as_bytes(), &mut scratch, &mut by_words);
+                model.encode_span(&vocab, text.as_bytes(), &mut scratch, &mut whole);
+                assert_eq!(by_words, whole, "{text:?}");
+            }
+        }
     }
 }
