@@ -125,7 +125,9 @@ impl Tokenizer {
     /// follows an ASCII graphic character, and after a newline before an ASCII graphic
     /// character; BERT WordPiece cuts after an ASCII space, tab or newline before an ASCII
     /// graphic character. Both only while no post-processor template is applied
-    /// ([`LoadOptions::add_special_tokens`]) and no added token can reach across the cut.
+    /// ([`LoadOptions::add_special_tokens`]: each half would get its tokens; such texts have
+    /// the same cuts as parts, [`Tokenizer::last_part_cut`]) and no added token can reach
+    /// across the cut.
     /// SentencePiece models (unigram, BPE) and SentencePiece-style `tokenizer.json` BPE (Llama 2)
     /// have none (they have cuts for parts that continue the text: [`Tokenizer::last_part_cut`]).
     ///
@@ -150,9 +152,11 @@ impl Tokenizer {
     /// with `0 < p < text.len()` such that, for ANY text `T` that starts with `text`, the parts
     /// `T[..p]` and `T[p..]` (and so on for further cuts) encoded as parts give exactly the
     /// encoding of `T`, ids and offsets (the parts' offsets moved by their starts). Every safe
-    /// cut ([`Tokenizer::last_safe_cut`]) is one; SentencePiece `.model` files (unigram and BPE)
-    /// and SentencePiece-style `tokenizer.json` BPE without a template (Llama 2) have these and
-    /// no safe cuts: they cut before a space that follows another ASCII byte when the model's
+    /// cut ([`Tokenizer::last_safe_cut`]) is one; so are the safe cuts of a model whose
+    /// post-processor adds tokens, which go before the first part and after the last (those
+    /// after it keep the offsets `(0, 0)` of the whole text's encoding:
+    /// [`Tokenizer::added_suffix_len`]). SentencePiece `.model` files (unigram and BPE)
+    /// and SentencePiece-style `tokenizer.json` BPE (Llama 2) have these and no safe cuts: they cut before a space that follows another ASCII byte when the model's
     /// rules cannot reach across it, and a part continues its normalization (no dummy prefix
     /// or `Prepend` of its own, nothing stripped at a cut) and, for unigram, the running score
     /// of the reference's pass ([`Tokenizer::parts_carry`]).
@@ -176,6 +180,14 @@ impl Tokenizer {
     /// ```
     pub fn last_part_cut(&self, text: &[u8]) -> Option<usize> {
         self.pipeline.last_part_cut(text)
+    }
+
+    /// How many tokens the post-processor appends to every text (`[SEP]`, `</s>`; 0 without
+    /// [`LoadOptions::add_special_tokens`]). A text cut into parts gets them at the end of its
+    /// last part, with the offsets `(0, 0)` that they have in the whole text's encoding: a
+    /// caller that moves a part's offsets by the part's start leaves these as they are.
+    pub fn added_suffix_len(&self) -> usize {
+        self.pipeline.added_suffix_len()
     }
 
     /// The most bytes before a cut that [`Tokenizer::last_part_cut`] reads.

@@ -214,8 +214,10 @@ fn raw_input_is_one_text() {
 /// A raw text of several blocks is encoded in parts, cut where the model says it may be: the
 /// output is exactly the whole text's, for every format and thread count, with models with safe
 /// cuts (GPT-2, BERT), with part cuts (SentencePiece unigram, whose parts hand the running score
-/// on from thread to thread, BPE, and a SentencePiece-style `tokenizer.json`) and without (one
-/// whose entries hold `▁` after other characters, read whole).
+/// on from thread to thread, BPE, and a SentencePiece-style `tokenizer.json`), with a template
+/// (`--add-special-tokens`: `[CLS]` before the first part, `[SEP]` after the last with its
+/// offsets `(0, 0)`) and without cuts (one whose entries hold `▁` after other characters, read
+/// whole).
 #[test]
 fn raw_input_in_parts_equals_the_whole_text() {
     let text = many_lines(12_000);
@@ -226,17 +228,30 @@ fn raw_input_in_parts_equals_the_whole_text() {
     );
     let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
     let models = [
-        ("bpe/encoder.json", true),
-        ("wordpiece/bert-base-uncased.vocab.txt", true),
-        ("sentencepiece/botchan_en_unigram_1000.model", true),
-        ("sentencepiece/kyoto_ja_unigram_8000.model", true),
-        ("sentencepiece/botchan_en_bpe_1000.model", true),
-        ("bpe/kjv-spm-split.tokenizer.json", true),
-        ("bpe/kjv-spm-first.tokenizer.json", false),
+        ("bpe/encoder.json", false, true),
+        ("wordpiece/bert-base-uncased.vocab.txt", false, true),
+        ("wordpiece/bert-base-uncased.vocab.txt", true, true),
+        ("bpe/gpt2-2k-roberta.tokenizer.json", true, true),
+        ("sentencepiece/botchan_en_unigram_1000.model", false, true),
+        ("sentencepiece/kyoto_ja_unigram_8000.model", false, true),
+        ("sentencepiece/botchan_en_bpe_1000.model", false, true),
+        ("bpe/kjv-spm-split.tokenizer.json", false, true),
+        ("bpe/kjv-spm-first.tokenizer.json", false, false),
     ];
-    for (model, has_cuts) in models {
+    for (model, special, has_cuts) in models {
         let path = data.join(model).display().to_string();
-        let tok = simdtok::Tokenizer::from_file(&path).unwrap();
+        let options = simdtok::LoadOptions {
+            add_special_tokens: special,
+            ..simdtok::LoadOptions::default()
+        };
+        let kernels = simdtok::kernels::Kernels::active().unwrap();
+        let tok = simdtok::Tokenizer::from_file_with_options(&path, kernels, &options).unwrap();
+        assert_eq!(tok.added_suffix_len() > 0, special, "{model}");
+        let special: &[&str] = if special {
+            &["--add-special-tokens"]
+        } else {
+            &[]
+        };
         assert_eq!(
             tok.last_part_cut(text.as_bytes()).is_some(),
             has_cuts,
@@ -264,6 +279,7 @@ fn raw_input_in_parts_equals_the_whole_text() {
             let run = |extra: &[&str]| {
                 let mut args = vec!["encode", "--model", &path, "--input-format", "raw"];
                 args.extend_from_slice(&["--threads", threads]);
+                args.extend_from_slice(special);
                 args.extend_from_slice(extra);
                 ok(simdtok(&args, text.as_bytes()))
             };
@@ -279,18 +295,10 @@ fn raw_input_in_parts_equals_the_whole_text() {
             );
             let u32 = run(&["--output-format", "u32", "--separator-id", "7"]);
             assert!(u32 == want_u32, "{model}: u32 differs");
-            let count = ok_text(simdtok(
-                &[
-                    "count",
-                    "--model",
-                    &path,
-                    "--input-format",
-                    "raw",
-                    "--threads",
-                    threads,
-                ],
-                text.as_bytes(),
-            ));
+            let mut args = vec!["count", "--model", &path, "--input-format", "raw"];
+            args.extend_from_slice(&["--threads", threads]);
+            args.extend_from_slice(special);
+            let count = ok_text(simdtok(&args, text.as_bytes()));
             assert_eq!(count, format!("{}\n", whole.ids.len()), "{model}");
             // A bad byte far into the text is named by its line, whatever part it fell in.
             let mut bad = text.clone().into_bytes();

@@ -766,7 +766,8 @@ proptest! {
 }
 
 /// The encoding of `text` cut at `cuts` into parts encoded in order as parts
-/// (`Tokenizer::encode_part_into`, the carry of each handed to the next), offsets moved; and the
+/// (`Tokenizer::encode_part_into`, the carry of each handed to the next), offsets moved (but
+/// those of the tokens the post-processor appends: `Tokenizer::added_suffix_len`); and the
 /// ids-only path's.
 fn encode_in_parts(tok: &Tokenizer, text: &str, cuts: &[usize]) -> (Encoding, Vec<u32>) {
     use simdtok::pipeline::{CarrySource, PartCarry, PartPlace};
@@ -798,9 +799,16 @@ fn encode_in_parts(tok: &Tokenizer, text: &str, cuts: &[usize]) -> (Encoding, Ve
         carry = tok.encode_part_into(part, place, &mut before, &mut enc, true);
         whole.ids.extend(&enc.ids);
         let shift = from as u32;
+        let added = if place.last {
+            tok.added_suffix_len()
+        } else {
+            0
+        };
+        let (moved, kept) = enc.offsets.split_at(enc.offsets.len() - added);
         whole
             .offsets
-            .extend(enc.offsets.iter().map(|&(s, e)| (s + shift, e + shift)));
+            .extend(moved.iter().map(|&(s, e)| (s + shift, e + shift)));
+        whole.offsets.extend(kept);
         whole.pieces.extend(enc.pieces);
         let before = ids_carry;
         ids_carry = tok.encode_part_ids_append(part, place, &mut Later(before), &mut ids);
@@ -818,7 +826,8 @@ fn check_parts(model: &Model, what: &str, text: &str, cuts: &[usize]) {
 const PROSE: &str = "The quick brown fox jumps over the lazy dog.\nIt was not amused.";
 
 /// The models whose texts are cut into parts that continue each other (SentencePiece `.model`
-/// files, SentencePiece-style `tokenizer.json` without a template): part cuts, no safe cuts.
+/// files, SentencePiece-style `tokenizer.json`), or whose post-processor adds tokens before the
+/// first part and after the last: part cuts, no safe cuts.
 fn spm_models() -> impl Iterator<Item = &'static Model> {
     models().iter().filter(|m| {
         m.tok.last_safe_cut(PROSE.as_bytes()).is_none()
@@ -837,11 +846,19 @@ fn the_sentencepiece_families_have_part_cuts() {
     ] {
         assert!(found.contains(&label), "{label}: no part cuts ({found:?})");
     }
+    // Templates: `[CLS]` … `[SEP]`, `<s>` … `</s>`, `<s>` (Llama 2).
+    for label in [
+        "bert-base-uncased +special",
+        "all-MiniLM-L6-v2 +special",
+        "gpt2-2k-roberta +special",
+    ] {
+        assert!(found.contains(&label), "{label}: no part cuts ({found:?})");
+    }
     // Its entries hold `▁` after other characters (`e▁`): merges cross word starts.
     assert!(!found.contains(&"kjv-spm-first"), "{found:?}");
     if shared_data().is_some() {
         assert!(found.contains(&"llama2"), "{found:?}");
-        assert!(!found.contains(&"llama2 +special"), "{found:?}");
+        assert!(found.contains(&"llama2 +special"), "{found:?}");
     }
 }
 
@@ -908,10 +925,40 @@ fn sentencepiece_parts_keep_the_encoding_of_long_texts() {
     }
 }
 
+/// A model loaded with `add_special_tokens` (its post-processor's tokens added).
+fn templated(model: &Model) -> bool {
+    model.label.ends_with(" +special")
+}
+
+#[test]
+fn templated_models_cut_parts_where_their_texts_have_cuts() {
+    let mut texts = adversarial_texts();
+    texts.extend(corpus_samples().into_iter().map(|(_, t)| t));
+    let mut checked = 0;
+    for model in models().iter().filter(|m| templated(m)) {
+        let plain_label = model.label.trim_end_matches(" +special");
+        let plain = models().iter().find(|m| m.label == plain_label);
+        let plain = plain.unwrap_or_else(|| panic!("{plain_label} is among the models"));
+        assert!(!model.tok.parts_carry(), "{}", model.label);
+        for text in &texts {
+            let bytes = text.as_bytes();
+            assert_eq!(model.tok.last_safe_cut(bytes), None, "{}", model.label);
+            assert_eq!(
+                model.tok.last_part_cut(bytes),
+                plain.tok.last_part_cut(bytes),
+                "{}",
+                model.label
+            );
+        }
+        checked += 1;
+    }
+    assert!(checked >= 3, "{checked} templated models");
+}
+
 #[test]
 fn sentencepiece_part_cuts_are_where_the_rules_say() {
     let prose = PROSE;
-    for model in spm_models().filter(|m| !m.label.contains("(shared)")) {
+    for model in spm_models().filter(|m| !m.label.contains("(shared)") && !templated(m)) {
         let p = model.tok.last_part_cut(prose.as_bytes());
         assert_eq!(p, prose.rfind(' '), "{}", model.label);
         // Windows from the lookback answer as the whole text does.

@@ -56,7 +56,8 @@ pub fn run(args: EncodeArgs) -> CliResult {
     let progress = Progress::new(args.run.progress(), source.len);
     let mut sink = Sink::new(Output::create(&args.output.output)?, format)?;
     let pieces = format.needs_pieces();
-    let render = Render::new(format, args.separator_id, tokenizer.vocab_size());
+    let render = Render::new(format, args.separator_id, tokenizer.vocab_size())
+        .with_added_suffix(tokenizer.added_suffix_len());
     // Formats written from the ids alone gather a block's ids and render them at once; with a
     // core to spare, the writer renders them while the workers encode the next blocks —
     // decimal ids cost about a tenth of a fast model's encoding.

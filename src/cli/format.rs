@@ -57,6 +57,9 @@ pub struct Render {
     format: OutputFormat,
     separator: Option<u32>,
     decimals: Decimals,
+    /// Tokens the post-processor appends to every text: at the end of a raw text's last part,
+    /// their offsets are the text's `(0, 0)`, not moved by the part's start.
+    added_suffix: usize,
 }
 
 impl Render {
@@ -71,7 +74,15 @@ impl Render {
             format,
             separator,
             decimals,
+            added_suffix: 0,
         }
+    }
+
+    /// The renderer for a tokenizer whose post-processor appends `n` tokens to every text
+    /// ([`crate::Tokenizer::added_suffix_len`]).
+    pub fn with_added_suffix(mut self, n: usize) -> Render {
+        self.added_suffix = n;
+        self
     }
 
     /// Whether the format is written from the ids alone, so that a block's texts can be
@@ -158,7 +169,12 @@ impl Render {
             }
             OutputFormat::Jsonl => {
                 self.decimals.push_ids(out, &enc.ids, sep, true);
-                push_offsets(tail, &enc.offsets, base, true);
+                let added = if last { self.added_suffix } else { 0 };
+                let (moved, kept) = enc
+                    .offsets
+                    .split_at(enc.offsets.len() - added.min(enc.offsets.len()));
+                push_offsets(tail, moved, base, true);
+                push_offsets(tail, kept, 0, true);
             }
             OutputFormat::Npy | OutputFormat::U32 | OutputFormat::U16 => {
                 let separator = self.separator.filter(|_| last);

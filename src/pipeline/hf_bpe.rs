@@ -16,7 +16,7 @@ use crate::normalize::hf::{self, Normalizer};
 use crate::pipeline::added_tokens::{AddedTokens, Split};
 use crate::pipeline::cuts::{AddedGuard, ByteLevelCuts, ByteLevelOptions};
 use crate::pipeline::sink::{self, Sink};
-use crate::pipeline::{Pipeline, PipelineInfo};
+use crate::pipeline::{PartPlace, Pipeline, PipelineInfo};
 use crate::pretokenize::Splitter;
 use crate::pretokenize::chain::{self, Chain};
 
@@ -63,8 +63,11 @@ pub enum PreTokenizer {
 pub struct HfBpe {
     parts: HfBpeParts,
     add_special_tokens: bool,
-    /// Where a text may be cut ([`crate::Tokenizer::last_safe_cut`]).
+    /// Where a text may be cut ([`crate::Tokenizer::last_part_cut`]): safe cuts too when the
+    /// post-processor adds no tokens.
     cuts: Option<ByteLevelCuts>,
+    /// Whether the post-processor adds tokens to every text.
+    templated: bool,
     cache_owner: usize,
     kernels: &'static Kernels,
 }
@@ -214,14 +217,12 @@ thread_local! {
     static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
 }
 
-/// Where a text may be cut (`pipeline::cuts` has the rules and their proofs): `None` when the
-/// post-processor adds tokens (each part would get them), when a normalizer step acts across
+/// Where a text may be cut (`pipeline::cuts` has the rules and their proofs; the
+/// post-processor's tokens go before the first part and after the last): `None` when a
+/// normalizer step acts across
 /// characters or at a text's ends (`Replace`, `Prepend`, `Strip`), or when the pre-tokenizer is
 /// not one known regex alone (chains, `fancy-regex` fallbacks: no proven rule).
-fn text_cuts(parts: &HfBpeParts, add_special_tokens: bool) -> Option<ByteLevelCuts> {
-    if add_special_tokens && !(parts.special_prefix.is_empty() && parts.special_suffix.is_empty()) {
-        return None;
-    }
+fn text_cuts(parts: &HfBpeParts) -> Option<ByteLevelCuts> {
     if !parts.normalizer.splits_before_ascii() {
         return None;
     }
@@ -247,7 +248,9 @@ impl HfBpe {
     /// The tokenizer of `parts`; `add_special_tokens` applies the post-processor.
     pub fn new(parts: HfBpeParts, add_special_tokens: bool, kernels: &'static Kernels) -> HfBpe {
         HfBpe {
-            cuts: text_cuts(&parts, add_special_tokens),
+            cuts: text_cuts(&parts),
+            templated: add_special_tokens
+                && !(parts.special_prefix.is_empty() && parts.special_suffix.is_empty()),
             parts,
             add_special_tokens,
             cache_owner: word_cache::new_owner(),
@@ -260,8 +263,10 @@ impl HfBpe {
         self.kernels
     }
 
-    fn encode<S: Sink>(&self, text: &str, sink: &mut S) {
-        if self.add_special_tokens {
+    /// Encodes `text`, one part of a cut text or a whole one: the post-processor's tokens go
+    /// before the first part and after the last.
+    fn encode<S: Sink>(&self, text: &str, place: PartPlace, sink: &mut S) {
+        if self.add_special_tokens && place.first {
             for &id in &self.parts.special_prefix {
                 sink.push(id, 0, 0);
             }
@@ -307,7 +312,7 @@ impl HfBpe {
             scratch.inner_splits = inner;
             scratch.splits = splits;
         });
-        if self.add_special_tokens {
+        if self.add_special_tokens && place.last {
             for &id in &self.parts.special_suffix {
                 sink.push(id, 0, 0);
             }
@@ -508,13 +513,32 @@ impl PipelineInfo for HfBpe {
     }
 
     fn last_safe_cut(&self, text: &[u8]) -> Option<usize> {
+        if self.templated {
+            return None;
+        }
         self.cuts.as_ref()?.last(text)
+    }
+
+    fn last_part_cut(&self, text: &[u8]) -> Option<usize> {
+        self.cuts.as_ref()?.last(text)
+    }
+
+    fn added_suffix_len(&self) -> usize {
+        if self.add_special_tokens {
+            self.parts.special_suffix.len()
+        } else {
+            0
+        }
     }
 }
 
 impl Pipeline for HfBpe {
     fn encode_to<S: Sink>(&self, text: &str, sink: &mut S) {
-        self.encode(text, sink);
+        self.encode(text, PartPlace::WHOLE, sink);
+    }
+
+    fn encode_part_to<S: Sink>(&self, text: &str, place: PartPlace, sink: &mut S) {
+        self.encode(text, place, sink);
     }
 
     fn token_string(&self, id: u32) -> String {

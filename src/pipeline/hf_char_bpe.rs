@@ -26,7 +26,7 @@ use crate::models::token::PieceToken;
 use crate::pipeline::added_tokens::{AddedTokens, Split};
 use crate::pipeline::cuts::{AddedGuard, WordPieceCuts};
 use crate::pipeline::sink::{self, Sink};
-use crate::pipeline::{Pipeline, PipelineInfo};
+use crate::pipeline::{PartPlace, Pipeline, PipelineInfo};
 
 /// How a text is cut into pre-tokens (the whitespace between them is dropped).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -70,8 +70,11 @@ pub struct HfCharBpe {
     /// The id of each ASCII character's entry (`NONE` without one): most characters are
     /// looked up here rather than in the vocabulary's table.
     ascii: [u32; 128],
-    /// Where a text may be cut ([`crate::Tokenizer::last_safe_cut`]).
-    cuts: Option<WordPieceCuts>,
+    /// Where a text may be cut ([`crate::Tokenizer::last_part_cut`]): safe cuts too when the
+    /// post-processor adds no tokens.
+    cuts: WordPieceCuts,
+    /// Whether the post-processor adds tokens to every text.
+    templated: bool,
     cache_owner: usize,
     kernels: &'static Kernels,
 }
@@ -147,14 +150,15 @@ impl HfCharBpe {
         // no added token reaching across) are safe here by the same proof
         // ([`WordPieceCuts`]): both pre-tokenizers end a piece at every whitespace character,
         // there is no normalizer, and a token's offsets are its piece's plus offsets inside it.
-        let templated = !(parts.special_prefix.is_empty() && parts.special_suffix.is_empty());
-        let cuts = (!(add_special_tokens && templated))
-            .then(|| WordPieceCuts::new(AddedGuard::new(parts.added.tokens())));
+        let templated = add_special_tokens
+            && !(parts.special_prefix.is_empty() && parts.special_suffix.is_empty());
+        let cuts = WordPieceCuts::new(AddedGuard::new(parts.added.tokens()));
         HfCharBpe {
             parts,
             add_special_tokens,
             ascii,
             cuts,
+            templated,
             cache_owner: word_cache::new_owner(),
             kernels,
         }
@@ -165,8 +169,10 @@ impl HfCharBpe {
         self.kernels
     }
 
-    fn encode<S: Sink>(&self, text: &str, sink: &mut S) {
-        if self.add_special_tokens {
+    /// Encodes `text`, one part of a cut text or a whole one: the post-processor's tokens go
+    /// before the first part and after the last.
+    fn encode<S: Sink>(&self, text: &str, place: PartPlace, sink: &mut S) {
+        if self.add_special_tokens && place.first {
             for &id in &self.parts.special_prefix {
                 sink.push(id, 0, 0);
             }
@@ -203,7 +209,7 @@ impl HfCharBpe {
             scratch.splits = splits;
             scratch.inner_splits = inner;
         });
-        if self.add_special_tokens {
+        if self.add_special_tokens && place.last {
             for &id in &self.parts.special_suffix {
                 sink.push(id, 0, 0);
             }
@@ -384,13 +390,32 @@ impl PipelineInfo for HfCharBpe {
     }
 
     fn last_safe_cut(&self, text: &[u8]) -> Option<usize> {
-        self.cuts.as_ref()?.last(text)
+        if self.templated {
+            return None;
+        }
+        self.cuts.last(text)
+    }
+
+    fn last_part_cut(&self, text: &[u8]) -> Option<usize> {
+        self.cuts.last(text)
+    }
+
+    fn added_suffix_len(&self) -> usize {
+        if self.add_special_tokens {
+            self.parts.special_suffix.len()
+        } else {
+            0
+        }
     }
 }
 
 impl Pipeline for HfCharBpe {
     fn encode_to<S: Sink>(&self, text: &str, sink: &mut S) {
-        self.encode(text, sink);
+        self.encode(text, PartPlace::WHOLE, sink);
+    }
+
+    fn encode_part_to<S: Sink>(&self, text: &str, place: PartPlace, sink: &mut S) {
+        self.encode(text, place, sink);
     }
 
     fn token_string(&self, id: u32) -> String {

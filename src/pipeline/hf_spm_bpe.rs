@@ -176,10 +176,7 @@ impl HfSpmBpe {
         let part_cuts = PartCuts::new(
             &normalizer,
             &added,
-            (!add_special_tokens || special_prefix.is_empty() && special_suffix.is_empty())
-                && pre_split.is_none()
-                && !ignore_merges
-                && (cut_at_spaces || split_at_spaces),
+            pre_split.is_none() && !ignore_merges && (cut_at_spaces || split_at_spaces),
         );
         HfSpmBpe {
             part_cuts,
@@ -217,8 +214,9 @@ impl HfSpmBpe {
     /// [`HfSpmBpe::encode`] of one part of a text cut by [`PipelineInfo::last_part_cut`]: the
     /// text segment at its start, when it is not the text's first part, continues one begun
     /// before the cut and gets no prefix.
+    /// The post-processor's tokens go before the first part and after the last.
     fn encode_part<S: Sink>(&self, text: &str, place: PartPlace, sink: &mut S) {
-        if self.add_special_tokens {
+        if self.add_special_tokens && place.first {
             for &id in &self.special_prefix {
                 sink.push(id, 0, 0);
             }
@@ -239,7 +237,7 @@ impl HfSpmBpe {
             }
             scratch.splits = splits;
         });
-        if self.add_special_tokens {
+        if self.add_special_tokens && place.last {
             for &id in &self.special_suffix {
                 sink.push(id, 0, 0);
             }
@@ -698,6 +696,14 @@ impl PipelineInfo for HfSpmBpe {
     fn last_part_cut(&self, text: &[u8]) -> Option<usize> {
         let cuts = self.part_cuts.as_ref()?;
         memchr::memrchr_iter(b' ', text).find(|&p| cuts.allows(text, p))
+    }
+
+    fn added_suffix_len(&self) -> usize {
+        if self.add_special_tokens {
+            self.special_suffix.len()
+        } else {
+            0
+        }
     }
 }
 

@@ -64,6 +64,13 @@ pub(crate) trait PipelineInfo: Send + Sync + Debug {
     fn parts_carry(&self) -> bool {
         false
     }
+
+    /// How many tokens the post-processor appends to every text (`[SEP]`, `</s>`): the last part
+    /// of a cut text ends with them, with the offsets `(0, 0)` they have in the whole text's
+    /// encoding.
+    fn added_suffix_len(&self) -> usize {
+        0
+    }
 }
 
 /// Where a part of a text cut by [`crate::Tokenizer::last_part_cut`] stands.

@@ -25,7 +25,7 @@ use crate::normalize::bert_chars::{self, PUNCT, WHITESPACE};
 use crate::pipeline::added_tokens::{AddedTokens, Split};
 use crate::pipeline::cuts::{AddedGuard, WordPieceCuts};
 use crate::pipeline::sink::Sink;
-use crate::pipeline::{Pipeline, PipelineInfo};
+use crate::pipeline::{PartPlace, Pipeline, PipelineInfo};
 
 /// Class of ASCII letters and digits in the fast path's class table.
 const WORD: usize = 0;
@@ -70,9 +70,13 @@ pub struct BertWordPiece {
     /// The result for a one-byte ASCII word, by byte (after lowercasing).
     single: [u32; 128],
     lowercase_ascii: bool,
-    /// Where a text may be cut ([`crate::Tokenizer::last_safe_cut`]): not when the
-    /// post-processor adds tokens (each part would get its own `[CLS]` … `[SEP]`).
-    cuts: Option<WordPieceCuts>,
+    /// Where a text may be cut ([`crate::Tokenizer::last_part_cut`]); they are safe cuts
+    /// ([`crate::Tokenizer::last_safe_cut`]) only when the post-processor adds no tokens (else
+    /// each part would get its own `[CLS]` … `[SEP]`: the first part gets the prefix, the last
+    /// the suffix).
+    cuts: WordPieceCuts,
+    /// Whether the post-processor adds tokens to every text.
+    templated: bool,
     /// Tells this tokenizer's entries in the per-thread word cache from another's.
     cache_owner: usize,
     kernels: &'static Kernels,
@@ -125,11 +129,12 @@ impl BertWordPiece {
         });
         let templated = add_special_tokens
             && !(parts.special_prefix.is_empty() && parts.special_suffix.is_empty());
-        let cuts = (!templated).then(|| WordPieceCuts::new(AddedGuard::new(parts.added.tokens())));
+        let cuts = WordPieceCuts::new(AddedGuard::new(parts.added.tokens()));
         BertWordPiece {
             parts,
             add_special_tokens,
             cuts,
+            templated,
             slow_bytes,
             classes,
             single,
@@ -154,8 +159,10 @@ impl BertWordPiece {
         !self.parts.special_prefix.is_empty() || !self.parts.special_suffix.is_empty()
     }
 
-    fn encode<S: Sink>(&self, text: &str, sink: &mut S) {
-        if self.add_special_tokens {
+    /// Encodes `text`, one part of a cut text or a whole one: the post-processor's tokens go
+    /// before the first part and after the last.
+    fn encode<S: Sink>(&self, text: &str, place: PartPlace, sink: &mut S) {
+        if self.add_special_tokens && place.first {
             for &id in &self.parts.special_prefix {
                 sink.push(id, 0, 0);
             }
@@ -173,7 +180,7 @@ impl BertWordPiece {
             }
             scratch.splits = splits;
         });
-        if self.add_special_tokens {
+        if self.add_special_tokens && place.last {
             for &id in &self.parts.special_suffix {
                 sink.push(id, 0, 0);
             }
@@ -520,13 +527,32 @@ impl PipelineInfo for BertWordPiece {
     }
 
     fn last_safe_cut(&self, text: &[u8]) -> Option<usize> {
-        self.cuts.as_ref()?.last(text)
+        if self.templated {
+            return None;
+        }
+        self.cuts.last(text)
+    }
+
+    fn last_part_cut(&self, text: &[u8]) -> Option<usize> {
+        self.cuts.last(text)
+    }
+
+    fn added_suffix_len(&self) -> usize {
+        if self.add_special_tokens {
+            self.parts.special_suffix.len()
+        } else {
+            0
+        }
     }
 }
 
 impl Pipeline for BertWordPiece {
     fn encode_to<S: Sink>(&self, text: &str, sink: &mut S) {
-        self.encode(text, sink);
+        self.encode(text, PartPlace::WHOLE, sink);
+    }
+
+    fn encode_part_to<S: Sink>(&self, text: &str, place: PartPlace, sink: &mut S) {
+        self.encode(text, place, sink);
     }
 
     fn token_string(&self, id: u32) -> String {
