@@ -130,9 +130,25 @@ fn models() -> &'static [Model] {
             "kjv-clip-layout",
             "kjv-spm-first",
             "kjv-spm-split",
+            // Gemma's layout (`Replace` of spaces by `▁`, then `Split`s): on strings, part
+            // cuts; on regexes, none.
+            "gemma-1k",
+            "gemma-1k-prev",
+            "gemma-1k-next",
+            "gemma-1k-removed",
+            "gemma-1k-seq",
+            "gemma-1k-contiguous",
+            "gemma-1k-invert",
         ] {
             add(name, json(name), plain(), No);
         }
+        add("gemma-1k +special", json("gemma-1k"), special(), No);
+        // A string with `▁` inside: an occurrence can reach across a cut before a space.
+        let path = edited("gemma-1k.tokenizer.json", "gemma-1k-inner", |j| {
+            j["pre_tokenizer"]["pattern"] = serde_json::json!({"String": "e\u{2581}T"});
+            j["pre_tokenizer"]["behavior"] = serde_json::json!("Isolated");
+        });
+        add("gemma-1k +inner-space-split", path, plain(), No);
         // Added tokens that hold a space or a newline inside, strip whitespace, or want whole
         // words, where the rules would otherwise cut (both rules on: no trimming, no prefix
         // space).
@@ -846,8 +862,13 @@ fn the_sentencepiece_families_have_part_cuts() {
     ] {
         assert!(found.contains(&label), "{label}: no part cuts ({found:?})");
     }
-    // Templates: `[CLS]` … `[SEP]`, `<s>` … `</s>`, `<s>` (Llama 2).
+    // Templates: `[CLS]` … `[SEP]`, `<s>` … `</s>`, `<bos>` (Gemma), `<s>` (Llama 2).
     for label in [
+        "gemma-1k",
+        "gemma-1k-prev",
+        "gemma-1k-next",
+        "gemma-1k-removed",
+        "gemma-1k +special",
         "bert-base-uncased +special",
         "all-MiniLM-L6-v2 +special",
         "gpt2-2k-roberta +special",
@@ -856,6 +877,15 @@ fn the_sentencepiece_families_have_part_cuts() {
     }
     // Its entries hold `▁` after other characters (`e▁`): merges cross word starts.
     assert!(!found.contains(&"kjv-spm-first"), "{found:?}");
+    // Splits on regexes: no proof that no match reaches across a cut.
+    for label in [
+        "gemma-1k-seq",
+        "gemma-1k-contiguous",
+        "gemma-1k-invert",
+        "gemma-1k +inner-space-split",
+    ] {
+        assert!(!found.contains(&label), "{label}: part cuts ({found:?})");
+    }
     if shared_data().is_some() {
         assert!(found.contains(&"llama2"), "{found:?}");
         assert!(found.contains(&"llama2 +special"), "{found:?}");

@@ -125,6 +125,7 @@ fn pre_tokenizer(
             regex: Some(regex),
             behavior,
             invert,
+            ..
         },
     ] = &stages[..]
     {

@@ -219,12 +219,21 @@ pub fn from_tokenizer_json(
             0,
             StageSpec {
                 regex: Some(SPACE_UTF8.into()),
+                literal: Some("\u{2581}".into()),
                 behavior: Behavior::MergedWithNext,
                 invert: false,
             },
         );
         split_at_spaces = false;
     }
+    // Cuts before a `▁` can be proven for Splits on strings that hold no `▁` after their first
+    // character (`PartCuts` in the pipeline).
+    let splits_allow_cuts = splits.iter().all(|s| {
+        s.literal.as_ref().is_some_and(|l| {
+            let mut chars = l.chars();
+            chars.next().is_some() && chars.all(|c| c != '\u{2581}')
+        })
+    });
     let pre_split = split_chain(splits, kernels)?;
     let decoder = decoder_steps(json)?;
     let template = json.single_template()?;
@@ -341,6 +350,7 @@ pub fn from_tokenizer_json(
         cut_at_spaces,
         split_at_spaces,
         pre_split,
+        splits_allow_cuts,
         cuts,
         ascii_pairs,
         ignore_merges: flag("ignore_merges"),

@@ -69,6 +69,8 @@ pub struct ByteLevelPreTokenizer {
 pub struct StageSpec {
     /// A regex's source, or `None` for each numeric character (`Digits`).
     pub regex: Option<String>,
+    /// The string a `String` pattern matches (the regex is it escaped).
+    pub literal: Option<String>,
     pub behavior: Behavior,
     pub invert: bool,
 }
@@ -275,6 +277,7 @@ impl TokenizerJson {
                     if flag("use_regex", true) {
                         stages.push(StageSpec {
                             regex: Some(BYTE_LEVEL_REGEX.into()),
+                            literal: None,
                             behavior: Behavior::Isolated,
                             invert: false,
                         });
@@ -283,6 +286,7 @@ impl TokenizerJson {
                 "Split" => stages.push(split_stage(q)?),
                 "Digits" => stages.push(StageSpec {
                     regex: None,
+                    literal: None,
                     behavior: if flag("individual_digits", false) {
                         Behavior::Isolated
                     } else {
@@ -495,13 +499,17 @@ impl TokenizerJson {
 /// A `Split` pre-tokenizer `q` as a stage: its pattern as a regex (a `String` escaped, as the
 /// reference escapes it), its behavior and `invert` (default `false`).
 pub(crate) fn split_stage(q: &Value) -> Result<StageSpec, String> {
+    let mut literal = None;
     let regex = match q.get("pattern") {
         Some(p) => match (
             p.get("Regex").and_then(Value::as_str),
             p.get("String").and_then(Value::as_str),
         ) {
             (Some(r), _) => r.to_owned(),
-            (None, Some(s)) => regex::escape(s),
+            (None, Some(s)) => {
+                literal = Some(s.to_owned());
+                regex::escape(s)
+            }
             _ => {
                 return Err(
                     "pre_tokenizer Split: the pattern is neither a String nor a Regex".into(),
@@ -515,6 +523,7 @@ pub(crate) fn split_stage(q: &Value) -> Result<StageSpec, String> {
         .ok_or_else(|| format!("pre_tokenizer Split: unknown behavior {name:?}"))?;
     Ok(StageSpec {
         regex: Some(regex),
+        literal,
         behavior,
         invert: q.get("invert").and_then(Value::as_bool).unwrap_or(false),
     })

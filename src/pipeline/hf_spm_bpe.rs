@@ -71,6 +71,9 @@ pub struct HfSpmBpeParts {
     /// The `Split` pre-tokenizers: they cut the normalized text into pieces, each encoded on its
     /// own.
     pub pre_split: Option<Chain>,
+    /// Whether every stage of `pre_split` splits on a string with no `▁` after its first
+    /// character (no match can reach across a `▁`: see [`PartCuts`]).
+    pub splits_allow_cuts: bool,
     /// Where long words can be cut; `None` when cuts could change the tokens.
     pub cuts: Option<SafeCuts>,
     /// The pairs of ASCII characters next to each other in some entry, when cuts are allowed.
@@ -169,6 +172,7 @@ impl HfSpmBpe {
             cut_at_spaces,
             split_at_spaces,
             pre_split,
+            splits_allow_cuts,
             cuts,
             ascii_pairs,
             ignore_merges,
@@ -176,7 +180,9 @@ impl HfSpmBpe {
         let part_cuts = PartCuts::new(
             &normalizer,
             &added,
-            pre_split.is_none() && !ignore_merges && (cut_at_spaces || split_at_spaces),
+            (pre_split.is_none() || splits_allow_cuts)
+                && !ignore_merges
+                && (cut_at_spaces || split_at_spaces),
         );
         HfSpmBpe {
             part_cuts,
@@ -707,11 +713,13 @@ impl PipelineInfo for HfSpmBpe {
     }
 }
 
-/// Where a text `T` may be cut into parts that continue it, for a pipeline with no template
-/// tokens, no `Split` pre-tokenizer, no `ignore_merges`, and words cut before every `▁` that
-/// follows another character (`cut_at_spaces` or the `Metaspace` split): at `p` where `T[p]`
-/// is a space, `T[p - 1]` an ASCII graphic character that normalizes to no `▁`, and the added
-/// tokens' matches provably do not reach across `p` (`cuts::AddedGuard`).
+/// Where a text `T` may be cut into parts that continue it, for a pipeline whose `Split`
+/// pre-tokenizers (if any) split on strings that hold no `▁` after their first character, with
+/// no `ignore_merges`, and words cut before every `▁` that follows another character
+/// (`cut_at_spaces` or the `Metaspace` split): at `p` where `T[p]` is a space, `T[p - 1]` an
+/// ASCII graphic character that normalizes to no `▁`, and the added tokens' matches provably do
+/// not reach across `p` (`cuts::AddedGuard`). The template's tokens go before the first part
+/// and after the last.
 ///
 /// Proof. The added tokens split `T` as they split the parts, the text segment around `p` in
 /// two (the guard's proof). The normalizer acts on each character alone but for its prefix
@@ -722,6 +730,17 @@ impl PipelineInfo for HfSpmBpe {
 /// normalizes to `▁` (checked) after a character that is not `▁`: a word starts there, which
 /// no merge crosses, and `▁` is an entry, so no unknown run crosses it either; the tokens of
 /// the segment are those of the two sides.
+///
+/// With `Split`s: an occurrence of a string that crosses `p` (starts before it, ends after it)
+/// holds the normalized text's character at `p`, the `▁`, at an index past its first; the
+/// strings hold none there, so no occurrence crosses `p`, in the whole segment or in a stage's
+/// piece. A stage turns occurrences and the gaps between them into pieces (dropping, isolating
+/// or merging occurrences by its behavior, `invert` swapping the roles); with no occurrence
+/// across `p`, the pieces of the segment are those of its two sides, but for the one piece
+/// that spans `p` (a gap, or an occurrence merged with its neighbour), which the two sides
+/// have as its part before `p` and its part from `p`. By induction over the stages, the last
+/// stage's pieces are the two sides' but for such a piece, whose tokens are those of its two
+/// parts (no merge or unknown run crosses the word start at `p`, as above).
 #[derive(Debug)]
 struct PartCuts {
     added: Option<AddedGuard>,
