@@ -215,20 +215,23 @@ impl SentencePiece {
                 place.last,
             );
             let next = self.segment(place, carry, s);
+            // What `tokens` does, ids alone: only the unknown piece (the one piece of its kind)
+            // is not pushed as it is, so no piece's kind is looked up (a table of a byte per
+            // piece: a cache miss per rare token of a large vocabulary).
+            let unk = self.vocab.unknown_segment_id();
             let mut prev_unk = false;
             for seg in &s.segments {
-                let kind = self.vocab.kind(seg.id);
-                let is_unk = kind == PieceKind::Unknown;
-                if kind == PieceKind::Control {
+                let is_unk = seg.id == unk;
+                if !is_unk {
                     ids.push(seg.id);
-                } else if is_unk && self.byte_fallback {
+                } else if self.byte_fallback {
                     let w = &s.normalized[seg.start as usize..seg.end as usize];
                     ids.extend(w.iter().map(|&b| {
                         self.vocab
                             .byte_id(b)
                             .expect("byte-fallback models have all byte pieces")
                     }));
-                } else if !(is_unk && prev_unk) {
+                } else if !prev_unk {
                     ids.push(seg.id);
                 }
                 prev_unk = is_unk;
