@@ -16,6 +16,7 @@ use crate::normalize::hf::{self, Normalizer};
 use crate::pipeline::added_tokens::{AddedTokens, Split};
 use crate::pipeline::cuts::{AddedGuard, ByteLevelCuts, ByteLevelOptions};
 use crate::pipeline::sink::{self, Sink};
+use crate::pipeline::template::Template;
 use crate::pipeline::{PartPlace, Pipeline, PipelineInfo};
 use crate::pretokenize::Splitter;
 use crate::pretokenize::chain::{self, Chain};
@@ -62,12 +63,11 @@ pub enum PreTokenizer {
 #[derive(Debug)]
 pub struct HfBpe {
     parts: HfBpeParts,
-    add_special_tokens: bool,
+    /// The post-processor's tokens, when they are added.
+    template: Template,
     /// Where a text may be cut ([`crate::Tokenizer::last_part_cut`]): safe cuts too when the
-    /// post-processor adds no tokens.
+    /// template adds no tokens.
     cuts: Option<ByteLevelCuts>,
-    /// Whether the post-processor adds tokens to every text.
-    templated: bool,
     cache_owner: usize,
     kernels: &'static Kernels,
 }
@@ -249,10 +249,12 @@ impl HfBpe {
     pub fn new(parts: HfBpeParts, add_special_tokens: bool, kernels: &'static Kernels) -> HfBpe {
         HfBpe {
             cuts: text_cuts(&parts),
-            templated: add_special_tokens
-                && !(parts.special_prefix.is_empty() && parts.special_suffix.is_empty()),
+            template: Template::new(
+                &parts.special_prefix,
+                &parts.special_suffix,
+                add_special_tokens,
+            ),
             parts,
-            add_special_tokens,
             cache_owner: word_cache::new_owner(),
             kernels,
         }
@@ -266,11 +268,7 @@ impl HfBpe {
     /// Encodes `text`, one part of a cut text or a whole one: the post-processor's tokens go
     /// before the first part and after the last.
     fn encode<S: Sink>(&self, text: &str, place: PartPlace, sink: &mut S) {
-        if self.add_special_tokens && place.first {
-            for &id in &self.parts.special_prefix {
-                sink.push(id, 0, 0);
-            }
-        }
+        self.template.open(place, sink);
         SCRATCH.with(|scratch| {
             let scratch = &mut *scratch.borrow_mut();
             scratch.cache.claim(self.cache_owner);
@@ -312,11 +310,7 @@ impl HfBpe {
             scratch.inner_splits = inner;
             scratch.splits = splits;
         });
-        if self.add_special_tokens && place.last {
-            for &id in &self.parts.special_suffix {
-                sink.push(id, 0, 0);
-            }
-        }
+        self.template.close(place, sink);
     }
 
     /// Pushes added token `id`, which took `text[span]`.
@@ -513,7 +507,7 @@ impl PipelineInfo for HfBpe {
     }
 
     fn last_safe_cut(&self, text: &[u8]) -> Option<usize> {
-        if self.templated {
+        if self.template.adds_tokens() {
             return None;
         }
         self.cuts.as_ref()?.last(text)
@@ -524,11 +518,7 @@ impl PipelineInfo for HfBpe {
     }
 
     fn added_suffix_len(&self) -> usize {
-        if self.add_special_tokens {
-            self.parts.special_suffix.len()
-        } else {
-            0
-        }
+        self.template.suffix_len()
     }
 }
 

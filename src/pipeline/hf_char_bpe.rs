@@ -26,6 +26,7 @@ use crate::models::token::PieceToken;
 use crate::pipeline::added_tokens::{AddedTokens, Split};
 use crate::pipeline::cuts::{AddedGuard, WordPieceCuts};
 use crate::pipeline::sink::{self, Sink};
+use crate::pipeline::template::Template;
 use crate::pipeline::{PartPlace, Pipeline, PipelineInfo};
 
 /// How a text is cut into pre-tokens (the whitespace between them is dropped).
@@ -66,15 +67,14 @@ pub struct HfCharBpeParts {
 #[derive(Debug)]
 pub struct HfCharBpe {
     parts: HfCharBpeParts,
-    add_special_tokens: bool,
+    /// The post-processor's tokens, when they are added.
+    template: Template,
     /// The id of each ASCII character's entry (`NONE` without one): most characters are
     /// looked up here rather than in the vocabulary's table.
     ascii: [u32; 128],
     /// Where a text may be cut ([`crate::Tokenizer::last_part_cut`]): safe cuts too when the
-    /// post-processor adds no tokens.
+    /// template adds no tokens.
     cuts: WordPieceCuts,
-    /// Whether the post-processor adds tokens to every text.
-    templated: bool,
     cache_owner: usize,
     kernels: &'static Kernels,
 }
@@ -150,15 +150,17 @@ impl HfCharBpe {
         // no added token reaching across) are safe here by the same proof
         // ([`WordPieceCuts`]): both pre-tokenizers end a piece at every whitespace character,
         // there is no normalizer, and a token's offsets are its piece's plus offsets inside it.
-        let templated = add_special_tokens
-            && !(parts.special_prefix.is_empty() && parts.special_suffix.is_empty());
+        let template = Template::new(
+            &parts.special_prefix,
+            &parts.special_suffix,
+            add_special_tokens,
+        );
         let cuts = WordPieceCuts::new(AddedGuard::new(parts.added.tokens()));
         HfCharBpe {
             parts,
-            add_special_tokens,
+            template,
             ascii,
             cuts,
-            templated,
             cache_owner: word_cache::new_owner(),
             kernels,
         }
@@ -172,11 +174,7 @@ impl HfCharBpe {
     /// Encodes `text`, one part of a cut text or a whole one: the post-processor's tokens go
     /// before the first part and after the last.
     fn encode<S: Sink>(&self, text: &str, place: PartPlace, sink: &mut S) {
-        if self.add_special_tokens && place.first {
-            for &id in &self.parts.special_prefix {
-                sink.push(id, 0, 0);
-            }
-        }
+        self.template.open(place, sink);
         SCRATCH.with(|scratch| {
             let scratch = &mut *scratch.borrow_mut();
             scratch.cache.claim(self.cache_owner);
@@ -209,11 +207,7 @@ impl HfCharBpe {
             scratch.splits = splits;
             scratch.inner_splits = inner;
         });
-        if self.add_special_tokens && place.last {
-            for &id in &self.parts.special_suffix {
-                sink.push(id, 0, 0);
-            }
-        }
+        self.template.close(place, sink);
     }
 
     /// Pushes added token `id`, which took `text[start..end]` (its content, and the whitespace
@@ -390,7 +384,7 @@ impl PipelineInfo for HfCharBpe {
     }
 
     fn last_safe_cut(&self, text: &[u8]) -> Option<usize> {
-        if self.templated {
+        if self.template.adds_tokens() {
             return None;
         }
         self.cuts.last(text)
@@ -401,11 +395,7 @@ impl PipelineInfo for HfCharBpe {
     }
 
     fn added_suffix_len(&self) -> usize {
-        if self.add_special_tokens {
-            self.parts.special_suffix.len()
-        } else {
-            0
-        }
+        self.template.suffix_len()
     }
 }
 

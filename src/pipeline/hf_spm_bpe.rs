@@ -19,6 +19,7 @@ use crate::normalize::hf::{self, Normalizer};
 use crate::pipeline::added_tokens::{AddedTokens, Split};
 use crate::pipeline::cuts::AddedGuard;
 use crate::pipeline::sink::Sink;
+use crate::pipeline::template::Template;
 use crate::pipeline::{PartPlace, Pipeline, PipelineInfo};
 use crate::pretokenize::chain::{self, Chain};
 
@@ -92,9 +93,8 @@ pub struct HfSpmBpe {
     byte_fallback: Option<[u32; 256]>,
     unk: Option<(u32, bool)>,
     added: AddedTokens,
-    special_prefix: Vec<u32>,
-    special_suffix: Vec<u32>,
-    add_special_tokens: bool,
+    /// The post-processor's tokens, when they are added.
+    template: Template,
     decoder: Vec<DecodeStep>,
     token_strings: Vec<Option<Box<str>>>,
     /// Whether the text may be cut into words before each `▁` that follows another character
@@ -191,9 +191,7 @@ impl HfSpmBpe {
             byte_fallback,
             unk,
             added,
-            special_prefix,
-            special_suffix,
-            add_special_tokens,
+            template: Template::new(&special_prefix, &special_suffix, add_special_tokens),
             decoder,
             token_strings,
             cut_at_spaces,
@@ -222,11 +220,7 @@ impl HfSpmBpe {
     /// before the cut and gets no prefix.
     /// The post-processor's tokens go before the first part and after the last.
     fn encode_part<S: Sink>(&self, text: &str, place: PartPlace, sink: &mut S) {
-        if self.add_special_tokens && place.first {
-            for &id in &self.special_prefix {
-                sink.push(id, 0, 0);
-            }
-        }
+        self.template.open(place, sink);
         SCRATCH.with(|scratch| {
             let scratch = &mut *scratch.borrow_mut();
             scratch.cache.claim(self.cache_owner);
@@ -243,11 +237,7 @@ impl HfSpmBpe {
             }
             scratch.splits = splits;
         });
-        if self.add_special_tokens && place.last {
-            for &id in &self.special_suffix {
-                sink.push(id, 0, 0);
-            }
-        }
+        self.template.close(place, sink);
     }
 
     /// Normalizes `text` (at `base` in the input) into `buffers.aligned`, with each byte's
@@ -705,11 +695,7 @@ impl PipelineInfo for HfSpmBpe {
     }
 
     fn added_suffix_len(&self) -> usize {
-        if self.add_special_tokens {
-            self.special_suffix.len()
-        } else {
-            0
-        }
+        self.template.suffix_len()
     }
 }
 

@@ -13,6 +13,7 @@ pub mod hf_char_bpe;
 pub mod hf_spm_bpe;
 pub(crate) mod sink;
 pub mod spm;
+mod template;
 pub mod tiktoken;
 pub mod wordpiece;
 

@@ -25,6 +25,7 @@ use crate::normalize::bert_chars::{self, PUNCT, WHITESPACE};
 use crate::pipeline::added_tokens::{AddedTokens, Split};
 use crate::pipeline::cuts::{AddedGuard, WordPieceCuts};
 use crate::pipeline::sink::Sink;
+use crate::pipeline::template::Template;
 use crate::pipeline::{PartPlace, Pipeline, PipelineInfo};
 
 /// Class of ASCII letters and digits in the fast path's class table.
@@ -62,7 +63,8 @@ pub struct BertParts {
 #[derive(Debug)]
 pub struct BertWordPiece {
     parts: BertParts,
-    add_special_tokens: bool,
+    /// The post-processor's tokens, when they are added.
+    template: Template,
     /// Bytes the fast path cannot take: non-ASCII, and control characters other than
     /// `\t \n \r`.
     slow_bytes: ByteSet,
@@ -71,12 +73,9 @@ pub struct BertWordPiece {
     single: [u32; 128],
     lowercase_ascii: bool,
     /// Where a text may be cut ([`crate::Tokenizer::last_part_cut`]); they are safe cuts
-    /// ([`crate::Tokenizer::last_safe_cut`]) only when the post-processor adds no tokens (else
-    /// each part would get its own `[CLS]` … `[SEP]`: the first part gets the prefix, the last
-    /// the suffix).
+    /// ([`crate::Tokenizer::last_safe_cut`]) only when the template adds no tokens (else each
+    /// half would get its own `[CLS]` … `[SEP]`).
     cuts: WordPieceCuts,
-    /// Whether the post-processor adds tokens to every text.
-    templated: bool,
     /// Tells this tokenizer's entries in the per-thread word cache from another's.
     cache_owner: usize,
     kernels: &'static Kernels,
@@ -127,14 +126,16 @@ impl BertWordPiece {
                 parts.model.unk_id()
             }
         });
-        let templated = add_special_tokens
-            && !(parts.special_prefix.is_empty() && parts.special_suffix.is_empty());
+        let template = Template::new(
+            &parts.special_prefix,
+            &parts.special_suffix,
+            add_special_tokens,
+        );
         let cuts = WordPieceCuts::new(AddedGuard::new(parts.added.tokens()));
         BertWordPiece {
             parts,
-            add_special_tokens,
+            template,
             cuts,
-            templated,
             slow_bytes,
             classes,
             single,
@@ -162,11 +163,7 @@ impl BertWordPiece {
     /// Encodes `text`, one part of a cut text or a whole one: the post-processor's tokens go
     /// before the first part and after the last.
     fn encode<S: Sink>(&self, text: &str, place: PartPlace, sink: &mut S) {
-        if self.add_special_tokens && place.first {
-            for &id in &self.parts.special_prefix {
-                sink.push(id, 0, 0);
-            }
-        }
+        self.template.open(place, sink);
         SCRATCH.with(|scratch| {
             let scratch = &mut *scratch.borrow_mut();
             scratch.cache.claim(self.cache_owner);
@@ -180,11 +177,7 @@ impl BertWordPiece {
             }
             scratch.splits = splits;
         });
-        if self.add_special_tokens && place.last {
-            for &id in &self.parts.special_suffix {
-                sink.push(id, 0, 0);
-            }
-        }
+        self.template.close(place, sink);
     }
 
     /// Encodes `text[start..end]`, a piece with no added token.
@@ -527,7 +520,7 @@ impl PipelineInfo for BertWordPiece {
     }
 
     fn last_safe_cut(&self, text: &[u8]) -> Option<usize> {
-        if self.templated {
+        if self.template.adds_tokens() {
             return None;
         }
         self.cuts.last(text)
@@ -538,11 +531,7 @@ impl PipelineInfo for BertWordPiece {
     }
 
     fn added_suffix_len(&self) -> usize {
-        if self.add_special_tokens {
-            self.parts.special_suffix.len()
-        } else {
-            0
-        }
+        self.template.suffix_len()
     }
 }
 

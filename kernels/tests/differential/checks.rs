@@ -70,10 +70,6 @@ pub const KERNELS: &[Kernel] = &[
         check: trie_prefix_search,
     },
     Kernel {
-        name: "trie_prefix_walk",
-        check: trie_prefix_walk,
-    },
-    Kernel {
         name: "trie_prefix_search_batch",
         check: trie_prefix_search_batch,
     },
@@ -366,6 +362,8 @@ fn trie_of(t: Tables<'_>, variant: usize) -> &TrieFixture {
     &t.tries[variant % t.tries.len()]
 }
 
+/// The prefix search, and the walk that reports matches as they come: the same matches, and
+/// how many bytes the walk read (what callers that reuse a walk's matches rely on).
 fn trie_prefix_search(
     k: &Kernels,
     r: Reference,
@@ -380,52 +378,6 @@ fn trie_prefix_search(
     }
     for start in starts(input, from, variant) {
         let text = &input[start as usize..];
-        let mut got = Vec::new();
-        let n = k.trie_prefix_search(&fx.trie, text, &mut got);
-        if n != got.len() {
-            return Err(format!(
-                "trie_prefix_search returned {n} but appended {}",
-                got.len()
-            ));
-        }
-        let want = match r {
-            Reference::Naive => fx.dictionary.as_ref().expect("checked").prefix_search(text),
-            Reference::Scalar => {
-                let mut w = Vec::new();
-                Kernels::scalar().trie_prefix_search(&fx.trie, text, &mut w);
-                w
-            }
-        };
-        compare(
-            format!("trie_prefix_search in {} from {start}", fx.name),
-            got,
-            want,
-            input,
-        )?;
-    }
-    Ok(())
-}
-
-/// The walk that reports matches as they come: the same matches, and how many bytes it read
-/// (what callers that reuse a walk's matches rely on).
-fn trie_prefix_walk(
-    k: &Kernels,
-    r: Reference,
-    t: Tables,
-    input: &[u8],
-    from: usize,
-    variant: usize,
-) -> Result<(), String> {
-    let fx = trie_of(t, variant);
-    if r == Reference::Naive && fx.dictionary.is_none() {
-        return Ok(());
-    }
-    for start in starts(input, from, variant) {
-        let text = &input[start as usize..];
-        let mut got = Vec::new();
-        let read = k.trie_prefix_walk(&fx.trie, text, |len, value| {
-            got.push(TrieMatch { len, value })
-        });
         let (want, want_read) = match r {
             Reference::Naive => {
                 let d = fx.dictionary.as_ref().expect("checked");
@@ -439,19 +391,28 @@ fn trie_prefix_walk(
                 (w, n)
             }
         };
+        let mut got = Vec::new();
+        let n = k.trie_prefix_search(&fx.trie, text, &mut got);
+        if n != got.len() {
+            return Err(format!(
+                "trie_prefix_search returned {n} but appended {}",
+                got.len()
+            ));
+        }
+        let what = |f: &str| format!("{f} in {} from {start}", fx.name);
+        compare(what("trie_prefix_search"), got, want.clone(), input)?;
+        let mut walked = Vec::new();
+        let read = k.trie_prefix_walk(&fx.trie, text, |len, value| {
+            walked.push(TrieMatch { len, value })
+        });
         if read != want_read {
             return Err(format!(
-                "trie_prefix_walk in {} from {start} read {read} bytes, want {want_read} (input {})",
-                fx.name,
+                "{} read {read} bytes, want {want_read} (input {})",
+                what("trie_prefix_walk"),
                 show(input)
             ));
         }
-        compare(
-            format!("trie_prefix_walk in {} from {start}", fx.name),
-            got,
-            want,
-            input,
-        )?;
+        compare(what("trie_prefix_walk"), walked, want, input)?;
     }
     Ok(())
 }
