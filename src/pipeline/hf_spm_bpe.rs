@@ -73,7 +73,7 @@ pub struct HfSpmBpeParts {
     /// own.
     pub pre_split: Option<Chain>,
     /// Whether every stage of `pre_split` splits on a string with no `▁` after its first
-    /// character (no match can reach across a `▁`: see [`PartCuts`]).
+    /// character (no match can reach across a `▁`: see `PartCuts`).
     pub splits_allow_cuts: bool,
     /// Where long words can be cut; `None` when cuts could change the tokens.
     pub cuts: Option<SafeCuts>,
