@@ -102,10 +102,11 @@ struct PlannedWord {
 struct Walked {
     /// The length of the character there (cut short at the text's end).
     mblen: usize,
-    /// How many bytes from the position decide the candidates: any position with these bytes
-    /// has the same ones. At least the whole character (so `mblen` is its full length wherever
-    /// they are found); 0 when the walk read up to the text's end, where a longer text might
-    /// have given more.
+    /// How many bytes from the position decide the candidates: any later position of the same
+    /// text with these bytes has the same ones. At least the whole character (so `mblen` is its
+    /// full length wherever they are found). A walk that read up to the text's end (and might
+    /// have gone on in a longer text) needs bytes past the end at any later position, so it
+    /// matches none.
     decided_by: usize,
 }
 
@@ -535,10 +536,10 @@ impl Unigram {
         let mut has_single = false;
         let cap = self.prune.value(text[pos]) as usize;
         // Without a walk, the character alone decides.
-        let mut decided_by = char_len;
+        let mut read = 0;
         if cap > 0 {
             let end = if cap == 255 { n } else { n.min(pos + cap) };
-            let read = self
+            read = self
                 .kernels
                 .trie_prefix_walk(&self.trie, &text[pos..end], |len, id| {
                     let score = self.scores[id as usize];
@@ -549,13 +550,11 @@ impl Unigram {
                     offer(len, id, score);
                     has_single |= len == mblen;
                 });
-            // A walk that read up to the text's end might have gone on in a longer text.
-            let stopped_early = read < end - pos || (cap != 255 && pos + cap <= n);
-            decided_by = if stopped_early { read.max(char_len) } else { 0 };
         }
         if !has_single {
             offer(mblen, self.unk_id, self.unk_score);
         }
+        let decided_by = read.max(char_len);
         Walked {
             mblen,
             decided_by: if pos + decided_by <= n { decided_by } else { 0 },
