@@ -45,7 +45,7 @@ pub use dispatch::{Choice, DispatchError, Origin, Source, TIER_ENV, TierRequest,
 pub use prefetch::prefetch_read;
 pub use spec::byte_class::{BlockMasks, ByteClassSpec, ByteClassTable, ClassSet};
 pub use spec::byte_set::ByteSet;
-pub use spec::double_array::{DoubleArray, TrieError, TrieMatch, TrieNode};
+pub use spec::double_array::{DoubleArray, TrieError, TrieMatch, TrieNode, WalkFrom};
 pub use spec::prune::PruneTable;
 pub use table::{Kernels, TrieBatch};
 pub use tier::{Tier, UnknownTier};

@@ -10,7 +10,7 @@ use crate::Tier;
 use crate::scalar;
 use crate::spec::byte_class::{BlockMasks, ByteClassTable};
 use crate::spec::byte_set::ByteSet;
-use crate::spec::double_array::{DoubleArray, TrieMatch};
+use crate::spec::double_array::{DoubleArray, TrieMatch, WalkFrom};
 use crate::spec::prune::PruneTable;
 
 type ClassifyFn = unsafe fn(&ByteClassTable, &[u8], &mut [BlockMasks]);
@@ -337,6 +337,22 @@ impl Kernels {
         on_match: impl FnMut(u32, u32),
     ) -> usize {
         scalar::trie::walk_any(da, key, on_match)
+    }
+
+    /// [`Kernels::trie_prefix_walk`] resumed where a walk stood at a node
+    /// ([`DoubleArray::walk_from`]): matches' lengths and the bytes read count from the start of
+    /// `key`, so a walk over `prefix + key` equals the steps over `prefix` then this (lengths
+    /// shifted by the prefix's). A `from` of another trie is harmless: it may find nonsense,
+    /// never read out of bounds.
+    #[inline(always)]
+    pub fn trie_prefix_walk_from(
+        &self,
+        da: &DoubleArray,
+        from: WalkFrom,
+        key: &[u8],
+        on_match: impl FnMut(u32, u32),
+    ) -> usize {
+        scalar::trie::walk_any_from(da, from, key, on_match)
     }
 
     /// Prefix searches of `text` from each of `starts`. Each start keeps at most `stride` matches

@@ -1,6 +1,6 @@
 //! Double-array walks, one unit load per byte.
 
-use crate::spec::double_array::{DoubleArray, TrieMatch, unit};
+use crate::spec::double_array::{DoubleArray, TrieMatch, WalkFrom, unit};
 
 /// Calls `on_match(length, value)` for every key of the array that is a prefix of `key`,
 /// shortest first. Returns how many bytes of `key` the walk read: up to and including the first
@@ -10,8 +10,19 @@ use crate::spec::double_array::{DoubleArray, TrieMatch, unit};
 /// Mirrors darts-clone's `commonPrefixSearch`, with bounds checks so that a malformed array ends
 /// the walk instead of reading out of bounds.
 #[inline(always)]
-pub fn walk(units: &[u32], key: &[u8], mut on_match: impl FnMut(u32, u32)) -> usize {
-    let mut pos = unit::offset(units[0]) as usize;
+pub fn walk(units: &[u32], key: &[u8], on_match: impl FnMut(u32, u32)) -> usize {
+    walk_from(units, unit::offset(units[0]) as usize, key, on_match)
+}
+
+/// [`walk`] from the base `pos` of a node's children instead of the root's: matches' lengths
+/// and the bytes read count from the start of `key`.
+#[inline(always)]
+fn walk_from(
+    units: &[u32],
+    mut pos: usize,
+    key: &[u8],
+    mut on_match: impl FnMut(u32, u32),
+) -> usize {
     for (i, &c) in key.iter().enumerate() {
         pos ^= c as usize;
         let Some(&u) = units.get(pos) else {
@@ -34,16 +45,32 @@ pub fn walk(units: &[u32], key: &[u8], mut on_match: impl FnMut(u32, u32)) -> us
 /// [`walk`] for arrays known to be compact ([`DoubleArray::is_compact`]): no bounds checks and
 /// no scaled offsets, which is most of a step's work. Returns what [`walk`] returns.
 #[inline(always)]
-pub fn walk_compact(da: &DoubleArray, key: &[u8], mut on_match: impl FnMut(u32, u32)) -> usize {
+pub fn walk_compact(da: &DoubleArray, key: &[u8], on_match: impl FnMut(u32, u32)) -> usize {
     debug_assert!(da.is_compact());
-    let units = da.units();
     // Offsets below 2^21 are stored unscaled: `unit >> 10` is the offset.
-    let mut pos = (units[0] >> 10) as usize;
+    // SAFETY (of the call): the root's base, in a compact array, lies in an allocated block.
+    unsafe { walk_compact_from(da, (da.units()[0] >> 10) as usize, key, on_match) }
+}
+
+/// [`walk_compact`] from the base `pos` of a node's children.
+///
+/// # Safety
+/// `da` is compact and `pos` is below `da.units().len()`.
+#[inline(always)]
+unsafe fn walk_compact_from(
+    da: &DoubleArray,
+    mut pos: usize,
+    key: &[u8],
+    mut on_match: impl FnMut(u32, u32),
+) -> usize {
+    debug_assert!(da.is_compact() && pos < da.units().len());
+    let units = da.units();
     for (i, &c) in key.iter().enumerate() {
         pos ^= c as usize;
-        // SAFETY: in a compact array every node's children lie in the node's base block, and
-        // every such block is allocated (`DoubleArray::is_compact`); `pos` is the base of the
-        // current node (the root's, or a matched child's) XOR a byte, so it is inside that block.
+        // SAFETY: a compact array is whole 256-unit blocks, and XOR with a byte keeps `pos` in
+        // its block: on the first step `pos` was below the length (the caller's promise), on
+        // later ones it is a matched node's base, which the builder takes from an allocated
+        // block (`DoubleArray::is_compact`).
         let u = unsafe { *units.get_unchecked(pos) };
         if unit::label(u) != c as u32 {
             return i + 1;
@@ -65,6 +92,28 @@ pub fn walk_any(da: &DoubleArray, key: &[u8], on_match: impl FnMut(u32, u32)) ->
         walk_compact(da, key, on_match)
     } else {
         walk(da.units(), key, on_match)
+    }
+}
+
+/// [`walk_any`] resumed at `from` (a node of `da`, [`DoubleArray::walk_from`]): matches'
+/// lengths and the bytes read count from the start of `key`. A `from` that is out of `da`'s
+/// bounds (taken from another trie) reads as a walk that leaves at once: one byte read.
+#[inline(always)]
+pub fn walk_any_from(
+    da: &DoubleArray,
+    from: WalkFrom,
+    key: &[u8],
+    on_match: impl FnMut(u32, u32),
+) -> usize {
+    let pos = from.0 as usize;
+    if pos >= da.units().len() {
+        return key.len().min(1);
+    }
+    if da.is_compact() {
+        // SAFETY: compact, and `pos` is in bounds (checked above).
+        unsafe { walk_compact_from(da, pos, key, on_match) }
+    } else {
+        walk_from(da.units(), pos, key, on_match)
     }
 }
 

@@ -129,14 +129,20 @@ impl TrieNode {
     }
 }
 
+/// Where a walk stands after the bytes of a node's key: the base of the node's children, which
+/// the next step XORs a byte into ([`DoubleArray::walk_from`]). A caller that keeps it (a table
+/// of where each character leads) resumes a walk without repeating the steps to the node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WalkFrom(pub(crate) u32);
+
 /// A double-array trie in darts-clone layout.
 #[derive(Clone, PartialEq, Eq)]
 pub struct DoubleArray {
     units: Vec<u32>,
     max_key_len: usize,
     keys: usize,
-    /// Built here with fewer than 2^21 units: every offset is stored unscaled and every node's
-    /// base block is allocated, so walks need no bounds checks ([`DoubleArray::is_compact`]).
+    /// Fewer than 2^21 units, every offset stored unscaled and every node's base block
+    /// allocated, so walks need no bounds checks ([`DoubleArray::is_compact`]).
     compact: bool,
 }
 
@@ -172,8 +178,9 @@ impl DoubleArray {
             .collect();
         let units = Builder::default().build(&sorted)?;
         Ok(DoubleArray {
-            // The builder allocates whole 256-unit blocks and takes every base from one.
-            compact: units.len() < (1 << 21) && units.len().is_multiple_of(BLOCK),
+            // The builder allocates whole 256-unit blocks and takes every base from one; checked
+            // all the same, since walks rely on it to skip bounds checks.
+            compact: units.len() < (1 << 21) && every_base_in_a_block(&units),
             units,
             max_key_len: sorted.iter().map(|(k, _)| k.len()).max().unwrap_or(0),
             keys: sorted.len(),
@@ -217,9 +224,10 @@ impl DoubleArray {
         self.units.iter().flat_map(|u| u.to_le_bytes()).collect()
     }
 
-    /// Whether walks may skip bounds checks: the array was built here, has fewer than 2^21
-    /// units (no scaled offsets) and whole 256-unit blocks, and takes every node's base from an
-    /// allocated block — so the child slots of any node are in bounds.
+    /// Whether walks may skip bounds checks: the array is whole 256-unit blocks, and every unit
+    /// a byte can match (every node, reachable or not) has an unscaled offset to a base in an
+    /// allocated block — so the child slots of any node, and the block of any position, are
+    /// in bounds. Arrays built here are (below 2^21 units); arrays from elsewhere are checked.
     pub fn is_compact(&self) -> bool {
         self.compact
     }
@@ -251,6 +259,14 @@ impl DoubleArray {
         let pos = node.0 as usize ^ unit::offset(u) as usize ^ byte as usize;
         let child = *self.units.get(pos)?;
         (byte != 0 && unit::label(child) == byte as u32).then_some(TrieNode(pos as u32))
+    }
+
+    /// Where a walk stands at `node` ([`WalkFrom`]); `None` for a position that is not a unit.
+    pub fn walk_from(&self, node: TrieNode) -> Option<WalkFrom> {
+        let u = *self.units.get(node.0 as usize)?;
+        u32::try_from(node.0 as usize ^ unit::offset(u) as usize)
+            .ok()
+            .map(WalkFrom)
     }
 
     /// The value of the key ending at `node`, if one does.
@@ -360,7 +376,24 @@ fn measure(units: &[u32]) -> Result<(usize, usize, bool), TrieError> {
             }
         }
     }
-    Ok((height[0] as usize, keys, compact))
+    Ok((
+        height[0] as usize,
+        keys,
+        compact && every_base_in_a_block(units),
+    ))
+}
+
+/// Whether the array is whole blocks and every unit that a byte can match (any but value units:
+/// nodes, reachable or not, and darts-clone's zero units) has an unscaled offset to a base whose
+/// block is in bounds. Then a step from any position in bounds stays in bounds, so a walk
+/// resumed at any position ([`WalkFrom`]) needs no bounds checks either.
+fn every_base_in_a_block(units: &[u32]) -> bool {
+    units.len().is_multiple_of(BLOCK)
+        && units.iter().enumerate().all(|(pos, &u)| {
+            u & unit::IS_VALUE != 0
+                || (u & (1 << 9) == 0
+                    && ((pos ^ unit::offset(u) as usize) | (BLOCK - 1)) < units.len())
+        })
 }
 
 /// Units per block; all children of a node fall in one block.
@@ -632,5 +665,50 @@ mod tests {
             assert_eq!(da.exact_match(k), Some(*v));
         }
         assert_eq!(DoubleArray::from_units(da.units().to_vec()).unwrap(), da);
+    }
+
+    #[test]
+    fn walks_resume_at_a_node_and_a_foreign_position_reads_nothing_out_of_bounds() {
+        let small = DoubleArray::build(&[(b"ab".as_slice(), 1), (b"abc", 2)]).unwrap();
+        assert!(small.is_compact());
+        let mut node = TrieNode::ROOT;
+        for &c in b"ab" {
+            node = small.child(node, c).unwrap();
+        }
+        let from = small.walk_from(node).unwrap();
+        let mut found = Vec::new();
+        let read = crate::scalar::trie::walk_any_from(&small, from, b"cd", |len, value| {
+            found.push((len, value))
+        });
+        assert_eq!((read, found), (2, vec![(1, 2)]));
+        // A position of a much larger trie is past the small one's units.
+        let keys: Vec<(Vec<u8>, u32)> = (0..5000u32)
+            .map(|i| (i.to_string().into_bytes(), i))
+            .collect();
+        let large = DoubleArray::build(&keys).unwrap();
+        let far = (0..large.units().len() as u32)
+            .filter_map(|i| large.walk_from(TrieNode::from_index(i)))
+            .find(|f| f.0 as usize >= small.units().len())
+            .expect("a position past the small trie");
+        for key in [&b""[..], b"a", b"abc"] {
+            let read = crate::scalar::trie::walk_any_from(&small, far, key, |_, _| {
+                panic!("nothing matches")
+            });
+            assert_eq!(read, key.len().min(1));
+        }
+    }
+
+    #[test]
+    fn an_unreachable_node_with_a_base_out_of_bounds_makes_an_array_not_compact() {
+        let da = DoubleArray::build(&[(b"ab".as_slice(), 1)]).unwrap();
+        let mut units = da.units().to_vec();
+        assert!(DoubleArray::from_units(units.clone()).unwrap().is_compact());
+        // A free unit turned into a node labelled 7 whose children would lie far outside: no
+        // walk from the root reaches it, but a walk resumed near it could.
+        let free = units.iter().rposition(|&u| u == unit::UNUSED).unwrap();
+        units[free] = 7 | ((1 << 20) << 10);
+        let loaded = DoubleArray::from_units(units).unwrap();
+        assert_eq!(loaded.exact_match(b"ab"), Some(1));
+        assert!(!loaded.is_compact());
     }
 }

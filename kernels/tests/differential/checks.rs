@@ -1,7 +1,7 @@
 //! One comparison per kernel: run it on the tier under test and on the reference (the naive
 //! oracle for the scalar tier, the scalar tier for every SIMD tier) and describe any difference.
 
-use simdtok_kernels::{ByteSet, Kernels, TrieBatch, TrieMatch};
+use simdtok_kernels::{ByteSet, Kernels, TrieBatch, TrieMatch, TrieNode, WalkFrom};
 
 use crate::fixtures::{ClassFixture, PruneFixture, TrieFixture};
 use crate::naive;
@@ -412,9 +412,53 @@ fn trie_prefix_search(
                 show(input)
             ));
         }
-        compare(what("trie_prefix_walk"), walked, want, input)?;
+        compare(what("trie_prefix_walk"), walked, want.clone(), input)?;
+        // Resumed after each of its first bytes (a table of where characters lead does that):
+        // the rest of the same walk, lengths and bytes read counted from the resumption.
+        let tier = k;
+        let mut node = TrieNode::ROOT;
+        for k in 1..=text.len().min(8) {
+            let Some(next) = fx.trie.child(node, text[k - 1]) else {
+                break;
+            };
+            node = next;
+            let from = fx.trie.walk_from(node).expect("a node is a unit");
+            let mut resumed = Vec::new();
+            let read = k + resumed_walk(tier, k, fx, from, &text[k..], &mut resumed);
+            if read != want_read {
+                return Err(format!(
+                    "{} after {k} bytes read {read} bytes in all, want {want_read} (input {})",
+                    what("trie_prefix_walk_from"),
+                    show(input)
+                ));
+            }
+            let rest: Vec<TrieMatch> = want
+                .iter()
+                .filter(|m| m.len as usize > k)
+                .copied()
+                .collect();
+            compare(what("trie_prefix_walk_from"), resumed, rest, input)?;
+        }
     }
     Ok(())
+}
+
+/// [`Kernels::trie_prefix_walk_from`] of the tier under test, the matches' lengths counted
+/// from the walk's start (`k` bytes before `key`); returns the bytes it read from `key`.
+fn resumed_walk(
+    kernels: &Kernels,
+    k: usize,
+    fx: &TrieFixture,
+    from: WalkFrom,
+    key: &[u8],
+    out: &mut Vec<TrieMatch>,
+) -> usize {
+    kernels.trie_prefix_walk_from(&fx.trie, from, key, |len, value| {
+        out.push(TrieMatch {
+            len: len + k as u32,
+            value,
+        })
+    })
 }
 
 fn trie_prefix_search_batch(

@@ -21,11 +21,14 @@
 //! (a word is a `▁` and what follows up to the next one), and a word seen before reuses its
 //! cached path when the running score provably cannot change it ([`guard`] has the proof).
 
+mod first_char;
 pub mod guard;
 #[cfg(test)]
 mod tests;
 
 use simdtok_kernels::{DoubleArray, Kernels, PruneTable};
+
+use first_char::{FirstChar, FirstChars, bmp_code_point};
 
 use crate::cache::unigram::{MAX_KEY, MAX_PIECES, PathPiece, UnigramCache, WordKey};
 use crate::cache::word::new_owner;
@@ -182,6 +185,8 @@ pub struct Unigram {
     words_independent: bool,
     /// This model's claim on a thread's word cache.
     cache_owner: usize,
+    /// Where each character up to U+FFFF leads in `trie`, to start walks after it.
+    first_chars: Option<FirstChars>,
 }
 
 /// The reference's unknown penalty (`kUnkPenalty`).
@@ -239,8 +244,9 @@ impl Unigram {
                 PieceKind::UserDefined => user_defined_score(p.text.len()),
                 _ => p.score,
             })
-            .collect();
+            .collect::<Vec<f32>>();
         Ok(Unigram {
+            first_chars: FirstChars::build(&trie, &scores),
             prune: PruneTable::new(longest),
             trie,
             scores,
@@ -252,9 +258,20 @@ impl Unigram {
         })
     }
 
-    /// Bytes of memory the piece trie takes.
+    /// Bytes of memory the piece trie takes (with the table of where characters lead in it).
     pub fn trie_bytes(&self) -> usize {
         self.trie.memory_bytes()
+            + self
+                .first_chars
+                .as_ref()
+                .map_or(0, FirstChars::memory_bytes)
+    }
+
+    /// The same model walking from the root at every position (tests compare the two).
+    #[cfg(test)]
+    fn without_first_chars(mut self) -> Unigram {
+        self.first_chars = None;
+        self
     }
 
     /// Whether the text is segmented word by word, with the word cache.
@@ -537,7 +554,35 @@ impl Unigram {
         let cap = self.prune.value(text[pos]) as usize;
         // Without a walk, the character alone decides.
         let mut read = 0;
-        if cap > 0 {
+        let first = match &self.first_chars {
+            // A whole character that the walk would cross (pieces as long as it start with its
+            // first byte): the table has what the walk finds over it.
+            Some(table) if cap >= char_len && pos + char_len <= n => {
+                bmp_code_point(&text[pos..pos + char_len]).map(|cp| table.get(cp))
+            }
+            _ => None,
+        };
+        if let Some(&FirstChar { from, id, score }) = first {
+            if id != FirstChar::NO_PIECE {
+                offer(char_len, id, score);
+                has_single = true;
+            }
+            read = char_len;
+            if let Some(from) = from {
+                let end = if cap == 255 { n } else { n.min(pos + cap) };
+                read += self.kernels.trie_prefix_walk_from(
+                    &self.trie,
+                    from,
+                    &text[pos + char_len..end],
+                    |len, id| {
+                        let score = self.scores[id as usize];
+                        if !score.is_nan() {
+                            offer(char_len + len as usize, id, score);
+                        }
+                    },
+                );
+            }
+        } else if cap > 0 {
             let end = if cap == 255 { n } else { n.min(pos + cap) };
             read = self
                 .kernels

@@ -360,3 +360,82 @@ fn runs_of_one_character_equal_a_walk_at_every_position() {
         }
     }
 }
+
+/// Starting walks after the first character ([`super::first_char`]) equals walking from the
+/// root: one-, two- and three-byte characters that are pieces, that only start pieces, that are
+/// UNUSED or user-defined pieces, or that no piece holds; malformed bytes (overlong forms,
+/// surrogates, stray continuation bytes, a character cut by the text's end); four-byte
+/// characters; on every tier, line by line and as one text.
+#[test]
+fn walks_after_the_first_character_equal_walks_from_the_root() {
+    let chars = ["a", "b", "é", "ß", "日", "本", "語", "の", "😀", "x", WB];
+    for tier_kernels in simdtok_kernels::Tier::supported()
+        .into_iter()
+        .filter_map(Kernels::for_tier)
+    {
+        let mut rng = Rng(0xF125_7C4A);
+        for round in 0..30 {
+            let mut texts: Vec<String> = vec![WB.into()];
+            for _ in 0..40 {
+                let len = 1 + rng.below(4);
+                let mut t: String = (0..len)
+                    .map(|_| chars[rng.below(chars.len() - 1)])
+                    .collect();
+                if rng.below(4) == 0 {
+                    t.insert_str(0, WB);
+                }
+                texts.push(t);
+            }
+            texts.sort();
+            texts.dedup();
+            let scores = tricky_scores(&mut rng, texts.len());
+            let mut pieces = vec![piece("<unk>", 0.0, PieceKind::Unknown)];
+            for (t, s) in texts.iter().zip(scores) {
+                let kind = match rng.below(12) {
+                    0 => PieceKind::Unused,
+                    1 => PieceKind::UserDefined,
+                    _ => PieceKind::Normal,
+                };
+                pieces.push(piece(t, s, kind));
+            }
+            let (_, model) = unigram(pieces.clone(), tier_kernels);
+            let (_, plain) = unigram(pieces, tier_kernels);
+            let plain = plain.without_first_chars();
+            assert!(model.first_chars.is_some(), "round {round}");
+            let (mut s1, mut s2) = (UnigramScratch::default(), UnigramScratch::default());
+            for t in 0..30 {
+                let mut text: Vec<u8> = Vec::new();
+                for _ in 0..1 + rng.below(40) {
+                    match rng.below(12) {
+                        0 => text.extend_from_slice(
+                            [
+                                &[0xC0, 0x80][..],
+                                &[0xE0, 0x80, 0x80],
+                                &[0xED, 0xA0, 0x80],
+                                &[0x80],
+                                &[0xE6, 0x97],
+                            ][rng.below(5)],
+                        ),
+                        _ => text.extend_from_slice(chars[rng.below(chars.len())].as_bytes()),
+                    }
+                }
+                if t % 3 == 0 {
+                    // A character cut by the text's end.
+                    text.extend_from_slice(&"語".as_bytes()[..1 + rng.below(2)]);
+                }
+                for by_words in [false, true] {
+                    if by_words && !model.caches_words() {
+                        continue;
+                    }
+                    let (mut got, mut want) = (Vec::new(), Vec::new());
+                    model.encode_with(&text, &mut s1, &mut got, by_words);
+                    plain.encode_with(&text, &mut s2, &mut want, by_words);
+                    assert_eq!(
+                        got, want,
+                        "round {round}, text {t}, by words {by_words}: {text:x?}"
+                    );
+                }
+            }
+        }
+    }
+}
