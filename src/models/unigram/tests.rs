@@ -439,3 +439,45 @@ fn walks_after_the_first_character_equal_walks_from_the_root() {
         }
     }
 }
+
+/// The word boundary scan (eight bytes at a time, then `memchr`) finds the first `▁` after a
+/// word's first byte: `▁` at every offset around the 8- and 16-byte steps, lone lead bytes of
+/// `▁` (0xE2 not followed by 0x96 0x81), bytes one above and below it, and the text's end.
+#[test]
+fn the_next_word_starts_at_the_first_space_symbol() {
+    let naive = |text: &[u8], start: usize| {
+        (start + 1..text.len())
+            .find(|&p| text[p..].starts_with(WB.as_bytes()))
+            .unwrap_or(text.len())
+    };
+    let pieces: [&[u8]; 6] = [
+        b"a",
+        WB.as_bytes(),
+        &[0xE2],
+        &[0xE2, 0x96],
+        &[0xE3, 0xE1, 0x01],
+        "日".as_bytes(),
+    ];
+    let mut rng = Rng(0x000B_0A71);
+    for _ in 0..20_000 {
+        let mut text = Vec::new();
+        for _ in 0..rng.below(30) {
+            let p = pieces[rng.below(pieces.len())];
+            let reps = if rng.below(3) == 0 {
+                1 + rng.below(20)
+            } else {
+                1
+            };
+            for _ in 0..reps {
+                text.extend_from_slice(p);
+            }
+        }
+        for start in 0..text.len() {
+            assert_eq!(
+                super::next_word_start(&text, start),
+                naive(&text, start),
+                "{text:x?} from {start}"
+            );
+        }
+    }
+}
