@@ -6,25 +6,27 @@
 //! largest running score (in magnitude) under which `f32` arithmetic provably chooses the same
 //! path ([`crate::models::unigram::guard`]); the caller reuses it only below that bound.
 //!
-//! Layout: entries of one cache line (64 bytes) — the word's bytes (up to [`MAX_KEY`], compared
-//! whole on every hit, never a hash alone), up to [`MAX_PIECES`] pieces (longer paths in an
-//! arena beside, 3 MiB at most), the bound — in sets of two ways, the more recently used first.
-//! 65 536 entries (4 MiB), allocated on first use, doubled once after 4096 evictions:
-//! the distinct words of a large English corpus (with and without the `▁` before them) number
-//! some tens of thousands. The table belongs to one model at a time ([`CacheOwner`]) and watches
-//! its own hit rate ([`CacheBypass`]): on text whose words do not repeat, a miss costs an extra
-//! analysis of the word, so lookups stop for a while.
+//! Layout: entries of half a cache line (32 bytes), two to a set and a set to a line — the
+//! word's bytes (up to [`MAX_KEY`], compared whole on every hit, never a hash alone), the bound,
+//! and a path of up to three pieces packed in eight bytes (longer paths, and paths whose ids do
+//! not fit, in an arena beside, 3 MiB at most) — the more recently used way first. 65 536
+//! entries (2 MiB), allocated on first use, doubled once after 4096 evictions: the distinct
+//! words of English prose (with and without the `▁` before them, punctuation attached) number
+//! some tens of thousands, and the table is what the encoder waits for — entries of a full line
+//! held 1.9 MB of the KJV's words, just over what a core's L2 cache keeps beside the text, and
+//! the same text with a tenth of the distinct words ran 15–30 % faster. The table belongs to one
+//! model at a time ([`CacheOwner`]) and watches its own hit rate ([`CacheBypass`]): on text
+//! whose words do not repeat, a miss costs an extra analysis of the word, so lookups stop for a
+//! while.
 
 use crate::cache::bypass::CacheBypass;
 use crate::cache::owner::{CacheOwner, Claim, Stamp};
 
-/// Words up to this many bytes are cached (`▁` and 17 ASCII letters: nearly every English
-/// word).
-pub const MAX_KEY: usize = 20;
-/// The most pieces a cached word has.
-pub const MAX_PIECES: usize = 4;
+/// Words up to this many bytes are cached (`▁` and 13 ASCII letters: nearly every English
+/// word; `▁` and four CJK characters).
+pub const MAX_KEY: usize = 16;
 
-/// Sets to start with (4 MiB), and after growing (8 MiB).
+/// Sets to start with (2 MiB), and after growing (4 MiB).
 const SETS: usize = 1 << 15;
 const MAX_SETS: usize = 1 << 16;
 /// Live entries evicted before the table grows. English prose of a small vocabulary (KJV) fits
@@ -34,49 +36,119 @@ const GROW_AFTER: usize = 4096;
 /// The most pieces the arena of longer paths holds (3 MiB) before it starts over.
 const ARENA: usize = 1 << 18;
 
+/// `Entry::n`'s flag for a path in the arena.
+const SPILLED: u8 = 0x80;
+
 /// One cached word.
 #[derive(Clone, Copy, Default)]
-#[repr(C, align(64))]
+#[repr(C)]
 struct Entry {
-    /// The word's bytes, zero-padded, as little-endian words: 16 bytes and the last 4.
+    /// The word's bytes, zero-padded, as little-endian words.
     key: [u64; 2],
-    key_tail: u32,
     len: u8,
+    /// The path's pieces, with [`SPILLED`] set when the path is in the arena.
     n: u8,
     stamp: u16,
     /// Reuse only when the running score's magnitude is below this.
     max_base: f32,
-    ids: [u32; MAX_PIECES],
-    /// Each piece's score, for the running score's chain of additions: here, a hit reads no
-    /// other table (the model's scores are a megabyte for a vocabulary of 250 000).
-    scores: [f32; MAX_PIECES],
-    /// Each piece's end, relative to the word's start.
-    ends: [u8; MAX_PIECES],
+    /// The path ([`Packed`]), or for a spilled one its offset in the arena (low half) and the
+    /// arena's generation (high half).
+    path: u64,
 }
 
-const _: () = assert!(std::mem::size_of::<Entry>() == 64);
+const _: () = assert!(std::mem::size_of::<Entry>() == 32);
 
-/// A cached word: its path (the first `n` pieces' ids, scores and ends relative to the word's
-/// start) and the bound on the running score's magnitude under which it may be reused.
+/// A set: its two ways in one cache line, the more recently used first.
+#[derive(Clone, Copy, Default)]
+#[repr(C, align(64))]
+struct Set([Entry; 2]);
+
+/// How a path of up to three pieces is packed in an entry's eight bytes. The last piece ends
+/// where the word does, so only the inner ends are stored; a piece's score is the model's for
+/// its id (checked when stored), except that a one-piece path keeps its score, so that most
+/// hits read no other table (a vocabulary of 250 000 pieces has a megabyte of scores).
+enum Packed {
+    /// The id (32 bits) and its score's bits.
+    One,
+    /// Two ids of 24 bits and the first piece's end.
+    Two,
+    /// Three ids of 16 bits and the first two pieces' ends.
+    Three,
+}
+
+impl Packed {
+    /// The packing for a path of `pieces`, if one fits.
+    fn of(pieces: &[PathPiece]) -> Option<Packed> {
+        let below = |bits: u32| pieces.iter().all(|p| p.id < 1 << bits);
+        match pieces.len() {
+            1 => Some(Packed::One),
+            2 if below(24) => Some(Packed::Two),
+            3 if below(16) => Some(Packed::Three),
+            _ => None,
+        }
+    }
+
+    fn pack(&self, pieces: &[PathPiece]) -> u64 {
+        let (id, end) = (
+            |i: usize| pieces[i].id as u64,
+            |i: usize| pieces[i].end as u64,
+        );
+        match self {
+            Packed::One => id(0) | (pieces[0].score.to_bits() as u64) << 32,
+            Packed::Two => id(0) | id(1) << 24 | end(0) << 48,
+            Packed::Three => id(0) | id(1) << 16 | id(2) << 32 | end(0) << 48 | end(1) << 56,
+        }
+    }
+}
+
+/// A cached word: its path (held in the entry, or in [`UnigramCache::spilled`]) and the bound
+/// on the running score's magnitude under which it may be reused.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct CachedWord {
     pub max_base: f32,
+    /// The path's pieces.
     pub n: usize,
-    pub ids: [u32; MAX_PIECES],
-    pub scores: [f32; MAX_PIECES],
-    pub ends: [u8; MAX_PIECES],
+    spilled: bool,
+    /// The word's length in bytes (where its last piece ends).
+    len: u8,
+    path: u64,
 }
 
 impl CachedWord {
-    /// The path held in the entry itself (a word of at most [`MAX_PIECES`] pieces; a longer
-    /// one is in [`UnigramCache::spilled`]).
+    /// Whether the path is in the arena ([`UnigramCache::spilled`]) rather than here.
     #[inline]
-    pub fn inline_path(&self) -> impl Iterator<Item = PathPiece> + '_ {
-        (0..self.n.min(MAX_PIECES)).map(|i| PathPiece {
-            id: self.ids[i],
-            score: self.scores[i],
-            end: self.ends[i],
-        })
+    pub fn spills(&self) -> bool {
+        self.spilled
+    }
+
+    /// Calls `each` with the pieces of a path held in the entry (one that does not spill), in
+    /// order; `score` gives a piece's score from its id (the model's, as when it was stored).
+    #[inline(always)]
+    pub fn for_each_piece(&self, score: impl Fn(u32) -> f32, mut each: impl FnMut(PathPiece)) {
+        debug_assert!(!self.spilled && (1..=3).contains(&self.n));
+        let p = self.path;
+        let piece = |id: u64, end: u64| PathPiece {
+            id: id as u32,
+            score: score(id as u32),
+            end: end as u8,
+        };
+        let len = self.len as u64;
+        match self.n {
+            1 => each(PathPiece {
+                id: p as u32,
+                score: f32::from_bits((p >> 32) as u32),
+                end: self.len,
+            }),
+            2 => {
+                each(piece(p & 0xFF_FFFF, p >> 48 & 0xFF));
+                each(piece(p >> 24 & 0xFF_FFFF, len));
+            }
+            _ => {
+                each(piece(p & 0xFFFF, p >> 48 & 0xFF));
+                each(piece(p >> 16 & 0xFFFF, p >> 56));
+                each(piece(p >> 32 & 0xFFFF, len));
+            }
+        }
     }
 }
 
@@ -93,10 +165,9 @@ pub struct PathPiece {
 #[derive(Default)]
 pub struct UnigramCache {
     owner: CacheOwner,
-    /// Two entries per set; empty until first claimed.
-    entries: Vec<Entry>,
-    /// The paths of more than [`MAX_PIECES`] pieces (a small vocabulary splits a long word
-    /// into many): their entries hold an offset here and the arena's generation.
+    /// Empty until first claimed.
+    sets: Vec<Set>,
+    /// The paths that do not pack: their entries hold an offset here and the arena's generation.
     arena: Vec<PathPiece>,
     /// Bumped whenever the arena starts over, so that older entries read as missing.
     generation: u32,
@@ -108,7 +179,7 @@ pub struct UnigramCache {
 impl std::fmt::Debug for UnigramCache {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("UnigramCache")
-            .field("entries", &self.entries.len())
+            .field("sets", &self.sets.len())
             .finish()
     }
 }
@@ -117,23 +188,22 @@ impl std::fmt::Debug for UnigramCache {
 #[derive(Clone, Copy)]
 pub struct WordKey(Key, usize);
 
-/// A word's bytes (at most [`MAX_KEY`]), zero-padded, as two words and a tail, and its hash.
+/// A word's bytes (at most [`MAX_KEY`]), zero-padded, as two words, and its hash.
 #[derive(Clone, Copy, PartialEq, Eq)]
 struct Key {
     words: [u64; 2],
-    tail: u32,
     hash: u64,
 }
 
 impl Key {
-    /// The key of the word `text[at..at + len]`. When the text holds 24 bytes from `at`, reads
-    /// them in three loads and masks what is past the word: no byte copy, so no store-forwarding
+    /// The key of the word `text[at..at + len]`. When the text holds 16 bytes from `at`, reads
+    /// them in two loads and masks what is past the word: no byte copy, so no store-forwarding
     /// stall when the words are read back (which cost a tenth of the encoding time).
     #[inline]
     fn in_text(text: &[u8], at: usize, len: usize) -> Key {
         debug_assert!(len <= MAX_KEY && at + len <= text.len());
-        let mut lanes = [0u64; 3];
-        match text.get(at..at + 24) {
+        let mut lanes = [0u64; 2];
+        match text.get(at..at + 16) {
             Some(w) => {
                 for (i, lane) in lanes.iter_mut().enumerate() {
                     let word = u64::from_le_bytes(w[8 * i..8 * i + 8].try_into().expect("8"));
@@ -146,24 +216,18 @@ impl Key {
                 }
             }
             None => {
-                let mut buf = [0u8; 24];
+                let mut buf = [0u8; 16];
                 buf[..len].copy_from_slice(&text[at..at + len]);
                 for (i, lane) in lanes.iter_mut().enumerate() {
                     *lane = u64::from_le_bytes(buf[8 * i..8 * i + 8].try_into().expect("8"));
                 }
             }
         }
-        let tail = lanes[2] as u32;
         let hash = (lanes[0].wrapping_mul(0x9E37_79B9_7F4A_7C15)
-            ^ lanes[1].wrapping_mul(0xC2B2_AE3D_27D4_EB4F)
-            ^ (tail as u64 ^ ((len as u64) << 40)).wrapping_mul(0x27D4_EB2F_1656_67C5))
+            ^ (lanes[1] ^ ((len as u64) << 59)).wrapping_mul(0xC2B2_AE3D_27D4_EB4F))
         .rotate_left(29)
         .wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        Key {
-            words: [lanes[0], lanes[1]],
-            tail,
-            hash,
-        }
+        Key { words: lanes, hash }
     }
 
     /// The key's set among `sets` (a power of two).
@@ -178,15 +242,15 @@ impl UnigramCache {
     /// entries then read as empty.
     #[inline]
     pub fn claim(&mut self, owner: usize) {
-        if self.entries.is_empty() {
-            self.entries = vec![Entry::default(); 2 * SETS];
+        if self.sets.is_empty() {
+            self.sets = vec![Set::default(); SETS];
             self.evictions = 0;
         }
         match self.owner.claim(owner) {
             Claim::Same => {}
             Claim::Changed => self.bypass = CacheBypass::default(),
             Claim::Wrapped => {
-                self.entries.fill(Entry::default());
+                self.sets.fill(Set::default());
                 self.bypass = CacheBypass::default();
             }
         }
@@ -208,12 +272,10 @@ impl UnigramCache {
     /// Starts loading the set of `key`, to be looked up soon.
     #[inline]
     pub fn prefetch(&self, key: &WordKey) {
-        if self.entries.is_empty() {
+        if self.sets.is_empty() {
             return;
         }
-        let set = key.0.set(self.entries.len() / 2);
-        // The set's more recently used way, where most hits are.
-        simdtok_kernels::prefetch_read(&self.entries[2 * set]);
+        simdtok_kernels::prefetch_read(&self.sets[key.0.set(self.sets.len())]);
     }
 
     /// The entry of the word `text[at..at + len]` (at most [`MAX_KEY`] bytes), if cached.
@@ -227,17 +289,16 @@ impl UnigramCache {
     #[inline]
     pub fn get_keyed(&mut self, key: &WordKey) -> Option<CachedWord> {
         let WordKey(key, len) = *key;
-        debug_assert!(len <= MAX_KEY && !self.entries.is_empty());
+        debug_assert!(len <= MAX_KEY && !self.sets.is_empty());
         let stamp = self.owner.stamp();
-        let set = key.set(self.entries.len() / 2);
-        let ways = &mut self.entries[2 * set..2 * set + 2];
+        let set = key.set(self.sets.len());
+        let ways = &mut self.sets[set].0;
         let generation = self.generation;
         let found = ways.iter().position(|e| {
             e.key == key.words
-                && e.key_tail == key.tail
                 && e.len as usize == len
                 && e.stamp == stamp.bits()
-                && (e.n as usize <= MAX_PIECES || e.ids[1] == generation)
+                && (e.n & SPILLED == 0 || (e.path >> 32) as u32 == generation)
         });
         self.bypass.record(found.is_some());
         let way = found?;
@@ -247,22 +308,24 @@ impl UnigramCache {
         let e = &ways[0];
         Some(CachedWord {
             max_base: e.max_base,
-            n: e.n as usize,
-            ids: e.ids,
-            scores: e.scores,
-            ends: e.ends,
+            n: (e.n & !SPILLED) as usize,
+            spilled: e.n & SPILLED != 0,
+            len: e.len,
+            path: e.path,
         })
     }
 
-    /// The pieces of a cached word of more than [`MAX_PIECES`] pieces.
+    /// The path of a cached word that spills ([`CachedWord::spills`]).
     #[inline]
     pub fn spilled(&self, word: &CachedWord) -> &[PathPiece] {
-        debug_assert!(word.n > MAX_PIECES);
-        let at = word.ids[0] as usize;
+        debug_assert!(word.spilled);
+        let at = word.path as u32 as usize;
         &self.arena[at..at + word.n]
     }
 
-    /// Stores the path `pieces` of the word `text[at..at + len]` and its bound.
+    /// Stores the path `pieces` of the word `text[at..at + len]` and its bound. `score` is the
+    /// model's score of a piece id: a path packed without its scores is stored only when they
+    /// are those.
     pub fn put_path(
         &mut self,
         text: &[u8],
@@ -270,53 +333,48 @@ impl UnigramCache {
         len: usize,
         max_base: f32,
         pieces: &[PathPiece],
+        score: impl Fn(u32) -> f32,
     ) {
-        let mut word = CachedWord {
-            max_base,
-            n: pieces.len(),
-            ..CachedWord::default()
+        debug_assert!(len <= MAX_KEY && pieces.len() <= len && !pieces.is_empty());
+        let packed = Packed::of(pieces).filter(|p| {
+            matches!(p, Packed::One)
+                || pieces
+                    .iter()
+                    .all(|q| q.score.to_bits() == score(q.id).to_bits())
+        });
+        let (n, path) = match packed {
+            Some(p) => (pieces.len() as u8, p.pack(pieces)),
+            None => {
+                if self.arena.len() + pieces.len() > ARENA {
+                    self.arena.clear();
+                    self.generation = self.generation.wrapping_add(1);
+                }
+                let offset = self.arena.len() as u64;
+                self.arena.extend_from_slice(pieces);
+                (
+                    pieces.len() as u8 | SPILLED,
+                    offset | (self.generation as u64) << 32,
+                )
+            }
         };
-        if pieces.len() <= MAX_PIECES {
-            for (i, p) in pieces.iter().enumerate() {
-                (word.ids[i], word.scores[i], word.ends[i]) = (p.id, p.score, p.end);
-            }
-        } else {
-            if self.arena.len() + pieces.len() > ARENA {
-                self.arena.clear();
-                self.generation = self.generation.wrapping_add(1);
-            }
-            word.ids[0] = self.arena.len() as u32;
-            word.ids[1] = self.generation;
-            self.arena.extend_from_slice(pieces);
-        }
-        self.put(text, at, len, &word);
-    }
-
-    /// Stores `word` as the entry of the word `text[at..at + len]`, in place of its set's less
-    /// recently used entry.
-    fn put(&mut self, text: &[u8], at: usize, len: usize, word: &CachedWord) {
-        debug_assert!(len <= MAX_KEY && word.n <= u8::MAX as usize);
         let key = Key::in_text(text, at, len);
         let stamp: Stamp = self.owner.stamp();
         let e = Entry {
             key: key.words,
-            key_tail: key.tail,
             len: len as u8,
-            n: word.n as u8,
+            n,
             stamp: stamp.bits(),
-            max_base: word.max_base,
-            ids: word.ids,
-            scores: word.scores,
-            ends: word.ends,
+            max_base,
+            path,
         };
-        let set = key.set(self.entries.len() / 2);
-        let ways = &mut self.entries[2 * set..2 * set + 2];
+        let set = key.set(self.sets.len());
+        let ways = &mut self.sets[set].0;
         if ways[1].stamp == stamp.bits() {
             self.evictions += 1;
         }
         ways[1] = ways[0];
         ways[0] = e;
-        if self.evictions == GROW_AFTER && self.entries.len() < 2 * MAX_SETS {
+        if self.evictions == GROW_AFTER && self.sets.len() < MAX_SETS {
             self.grow();
         }
     }
@@ -325,13 +383,58 @@ impl UnigramCache {
     /// ones are dropped (each costs one more analysis when its word comes back).
     #[cold]
     fn grow(&mut self) {
-        self.entries = vec![Entry::default(); 2 * MAX_SETS];
+        self.sets = vec![Set::default(); MAX_SETS];
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The scores the tests' model gives: a piece's id, negated and halved.
+    fn model_score(id: u32) -> f32 {
+        -(id as f32) / 2.0
+    }
+
+    fn pieces_of(ids: &[u32], ends: &[u8]) -> Vec<PathPiece> {
+        ids.iter()
+            .zip(ends)
+            .map(|(&id, &end)| PathPiece {
+                id,
+                score: model_score(id),
+                end,
+            })
+            .collect()
+    }
+
+    fn put(c: &mut UnigramCache, word: &[u8], ids: &[u32], ends: &[u8], max_base: f32) {
+        c.put_path(
+            word,
+            0,
+            word.len(),
+            max_base,
+            &pieces_of(ids, ends),
+            model_score,
+        );
+    }
+
+    fn get(c: &mut UnigramCache, word: &[u8]) -> Option<CachedWord> {
+        c.get(word, 0, word.len())
+    }
+
+    /// A hit's path, from the entry or the arena.
+    fn path(c: &UnigramCache, hit: &CachedWord) -> Vec<PathPiece> {
+        if hit.spills() {
+            return c.spilled(hit).to_vec();
+        }
+        let mut out = Vec::new();
+        hit.for_each_piece(model_score, |p| out.push(p));
+        out
+    }
+
+    fn set_of(word: &[u8]) -> usize {
+        Key::in_text(word, 0, word.len()).set(SETS)
+    }
 
     #[test]
     fn a_hit_is_the_same_word_and_another_owner_sees_nothing() {
@@ -341,10 +444,7 @@ mod tests {
         assert_eq!(get(&mut c, the), None);
         put(&mut c, the, &[5, 9], &[3, 6], 1234.5);
         let hit = get(&mut c, the).expect("cached");
-        assert_eq!(
-            (hit.n, hit.ids[..2].to_vec(), hit.ends[..2].to_vec()),
-            (2, vec![5, 9], vec![3, 6])
-        );
+        assert_eq!(path(&c, &hit), pieces_of(&[5, 9], &[3, 6]));
         assert_eq!(hit.max_base, 1234.5);
         // A prefix, a longer word and the same bytes zero-padded are other words.
         assert_eq!(get(&mut c, b"\xe2\x96\x81th"), None);
@@ -356,67 +456,92 @@ mod tests {
         assert_eq!(get(&mut c, the), None);
     }
 
-    fn put(c: &mut UnigramCache, word: &[u8], ids: &[u32], ends: &[u8], max_base: f32) {
-        let pieces: Vec<PathPiece> = ids
-            .iter()
-            .zip(ends)
-            .map(|(&id, &end)| PathPiece {
-                id,
-                score: -1.5,
-                end,
-            })
-            .collect();
-        c.put_path(word, 0, word.len(), max_base, &pieces);
-    }
-
-    fn get(c: &mut UnigramCache, word: &[u8]) -> Option<CachedWord> {
-        c.get(word, 0, word.len())
-    }
-
-    fn set_of(word: &[u8]) -> usize {
-        Key::in_text(word, 0, word.len()).set(SETS)
+    /// Every packing gives back the path stored, ids at the edges of their widths, ends up to
+    /// the longest word; paths that do not pack (too many pieces, ids too wide, scores that
+    /// are not the model's) come back whole from the arena.
+    #[test]
+    fn paths_come_back_as_stored_packed_or_not() {
+        let mut c = UnigramCache::default();
+        c.claim(2);
+        let word = [b'w'; MAX_KEY];
+        let cases: Vec<(Vec<u32>, Vec<u8>, bool)> = vec![
+            (vec![0], vec![16], false),
+            (vec![u32::MAX >> 1], vec![16], false),
+            (vec![(1 << 24) - 1, 0], vec![15, 16], false),
+            (vec![7, 1 << 24], vec![1, 16], true),
+            (vec![(1 << 16) - 1, 0, 65_000], vec![1, 15, 16], false),
+            (vec![1, 1 << 16, 2], vec![1, 2, 16], true),
+            (vec![1, 2, 3, 4], vec![1, 2, 3, 16], true),
+            ((0..16).collect(), (1..=16).collect(), true),
+        ];
+        for (ids, ends, spills) in cases {
+            put(&mut c, &word, &ids, &ends, 9.0);
+            let hit = get(&mut c, &word).expect("cached");
+            assert_eq!(hit.spills(), spills, "{ids:?}");
+            assert_eq!(path(&c, &hit), pieces_of(&ids, &ends), "{ids:?}");
+        }
+        // A one-piece path keeps its own score; longer ones are stored packed only when each
+        // score is the model's.
+        let odd = [PathPiece {
+            id: 3,
+            score: 0.25,
+            end: 16,
+        }];
+        c.put_path(&word, 0, MAX_KEY, 1.0, &odd, model_score);
+        let hit = get(&mut c, &word).unwrap();
+        assert_eq!((hit.spills(), path(&c, &hit)), (false, odd.to_vec()));
+        let odd = [
+            PathPiece {
+                id: 3,
+                score: 0.25,
+                end: 2,
+            },
+            PathPiece {
+                id: 4,
+                score: -2.0,
+                end: 16,
+            },
+        ];
+        c.put_path(&word, 0, MAX_KEY, 1.0, &odd, model_score);
+        let hit = get(&mut c, &word).unwrap();
+        assert_eq!((hit.spills(), path(&c, &hit)), (true, odd.to_vec()));
     }
 
     #[test]
     fn the_table_grows_once_after_enough_evictions_and_keeps_working() {
         let mut c = UnigramCache::default();
         c.claim(5);
-        assert_eq!(c.entries.len(), 2 * SETS);
+        assert_eq!(c.sets.len(), SETS);
         let mut k = 0u32;
-        while c.entries.len() == 2 * SETS {
+        while c.sets.len() == SETS {
             let w = format!("w{k}");
             put(&mut c, w.as_bytes(), &[k], &[w.len() as u8], 3.0);
             k += 1;
             assert!(k < 10 * SETS as u32, "never grew");
         }
-        assert_eq!(c.entries.len(), 2 * MAX_SETS);
+        assert_eq!(c.sets.len(), MAX_SETS);
         for k in 0..3 * MAX_SETS as u32 {
             let w = format!("v{k}");
             put(&mut c, w.as_bytes(), &[k], &[w.len() as u8], 3.0);
-            assert_eq!(get(&mut c, w.as_bytes()).map(|h| h.ids[0]), Some(k));
+            assert_eq!(get(&mut c, w.as_bytes()).map(|h| h.path as u32), Some(k));
         }
-        assert_eq!(c.entries.len(), 2 * MAX_SETS, "it grows once");
+        assert_eq!(c.sets.len(), MAX_SETS, "it grows once");
     }
 
     #[test]
     fn long_paths_live_in_the_arena_until_it_starts_over() {
         let mut c = UnigramCache::default();
         c.claim(3);
-        let pieces: Vec<PathPiece> = (0..9)
-            .map(|i| PathPiece {
-                id: 100 + i,
-                score: -(i as f32),
-                end: i as u8 + 1,
-            })
-            .collect();
-        c.put_path(b"abcdefghi", 0, 9, 77.0, &pieces);
+        let ids: Vec<u32> = (100..109).collect();
+        let ends: Vec<u8> = (1..=9).collect();
+        put(&mut c, b"abcdefghi", &ids, &ends, 77.0);
         let hit = get(&mut c, b"abcdefghi").expect("cached");
         assert_eq!((hit.n, hit.max_base), (9, 77.0));
-        assert_eq!(c.spilled(&hit), &pieces[..]);
+        assert_eq!(c.spilled(&hit), &pieces_of(&ids, &ends)[..]);
         // Fill the arena: the word's entry is then gone, not another word's pieces.
         for k in 0..ARENA / 9 + 1 {
             let w = format!("w{k:08}");
-            c.put_path(w.as_bytes(), 0, w.len(), 1.0, &pieces);
+            put(&mut c, w.as_bytes(), &ids, &ends, 1.0);
         }
         assert_eq!(get(&mut c, b"abcdefghi"), None);
     }
@@ -439,18 +564,19 @@ mod tests {
         for (k, w) in same.iter().enumerate() {
             put(&mut c, w, &[k as u32], &[w.len() as u8], 1.0);
         }
+        let first_id = |h: Option<CachedWord>| h.map(|h| h.path as u32);
         assert_eq!(get(&mut c, &same[0]), None, "the oldest was evicted");
-        assert_eq!(get(&mut c, &same[1]).map(|h| h.ids[0]), Some(1));
-        assert_eq!(get(&mut c, &same[2]).map(|h| h.ids[0]), Some(2));
+        assert_eq!(first_id(get(&mut c, &same[1])), Some(1));
+        assert_eq!(first_id(get(&mut c, &same[2])), Some(2));
         // Every length up to the longest key.
-        for len in 0..=MAX_KEY {
+        for len in 1..=MAX_KEY {
             let w = vec![b'x'; len];
             put(&mut c, &w, &[len as u32], &[len as u8], 2.0);
-            assert_eq!(get(&mut c, &w).map(|h| h.ids[0]), Some(len as u32));
+            assert_eq!(first_id(get(&mut c, &w)), Some(len as u32));
             // Inside a long text of other bytes, read in wide loads and masked.
             let mut text = w.clone();
             text.extend([b'y'; 40]);
-            assert_eq!(c.get(&text, 0, len).map(|h| h.ids[0]), Some(len as u32));
+            assert_eq!(first_id(c.get(&text, 0, len)), Some(len as u32));
         }
     }
 }

@@ -30,7 +30,7 @@ use simdtok_kernels::{DoubleArray, Kernels, PruneTable};
 
 use first_char::{FirstChar, FirstChars, bmp_code_point};
 
-use crate::cache::unigram::{MAX_KEY, MAX_PIECES, PathPiece, UnigramCache, WordKey};
+use crate::cache::unigram::{MAX_KEY, PathPiece, UnigramCache, WordKey};
 use crate::cache::word::new_owner;
 use crate::load::spm_proto::PieceKind;
 use crate::models::vocab::Vocab;
@@ -397,14 +397,16 @@ impl Unigram {
             let max_base = self.analyze(word, &mut scratch.exact, &mut scratch.path);
             scratch
                 .cache
-                .put_path(text, start, len, max_base, &scratch.path);
+                .put_path(text, start, len, max_base, &scratch.path, |id| {
+                    self.piece_score(id)
+                });
             pieces.extend_from_slice(&scratch.path);
             return max_base;
         };
-        if hit.n <= MAX_PIECES {
-            pieces.extend(hit.inline_path());
-        } else {
+        if hit.spills() {
             pieces.extend_from_slice(scratch.cache.spilled(&hit));
+        } else {
+            hit.for_each_piece(|id| self.piece_score(id), |p| pieces.push(p));
         }
         hit.max_base
     }
@@ -492,7 +494,9 @@ impl Unigram {
             let max_base = self.analyze(word, &mut scratch.exact, &mut scratch.path);
             scratch
                 .cache
-                .put_path(text, start, len, max_base, &scratch.path);
+                .put_path(text, start, len, max_base, &scratch.path, |id| {
+                    self.piece_score(id)
+                });
             if base.abs() >= max_base {
                 return self.guarded(word, start, base, scratch, out);
             }
@@ -505,16 +509,29 @@ impl Unigram {
         {
             scratch.reused += 1;
         }
-        if hit.n <= MAX_PIECES {
-            reuse(start, base, hit.inline_path(), out)
-        } else {
-            reuse(
+        if hit.spills() {
+            return reuse(
                 start,
                 base,
                 scratch.cache.spilled(&hit).iter().copied(),
                 out,
-            )
+            );
         }
+        let mut at = start as u32;
+        hit.for_each_piece(
+            |id| self.piece_score(id),
+            |p| {
+                let end = start as u32 + p.end as u32;
+                out.push(Segment {
+                    start: at,
+                    end,
+                    id: p.id,
+                });
+                base += p.score;
+                at = end;
+            },
+        );
+        base
     }
 
     /// The reference's pass over a word whose cached path the guard refused.
