@@ -51,7 +51,7 @@ struct Entry {
     stamp: u16,
     /// Reuse only when the running score's magnitude is below this.
     max_base: f32,
-    /// The path ([`Packed`]), or for a spilled one its offset in the arena (low half) and the
+    /// The path ([`Packing`]), or for a spilled one its offset in the arena (low half) and the
     /// arena's generation (high half).
     path: u64,
 }
@@ -63,41 +63,50 @@ const _: () = assert!(std::mem::size_of::<Entry>() == 32);
 #[repr(C, align(64))]
 struct Set([Entry; 2]);
 
-/// How a path of up to three pieces is packed in an entry's eight bytes. The last piece ends
-/// where the word does, so only the inner ends are stored; a piece's score is the model's for
-/// its id (checked when stored), except that a one-piece path keeps its score, so that most
-/// hits read no other table (a vocabulary of 250 000 pieces has a megabyte of scores).
-enum Packed {
-    /// The id (32 bits) and its score's bits.
-    One,
-    /// Two ids of 24 bits and the first piece's end.
-    Two,
-    /// Three ids of 16 bits and the first two pieces' ends.
-    Three,
+/// How a path is packed in an entry's eight bytes, for ids of `id_bits` bits (the model's
+/// widest). A one-piece path is its id and its score's bits, so that most hits read no other
+/// table (a vocabulary of 250 000 pieces has a megabyte of scores). A longer one is its ids,
+/// `id_bits` each, then the inner pieces' ends in four bits each (an inner piece ends before the
+/// word, which is at most 16 bytes; the last ends with it); its scores are the model's for its
+/// ids (checked when stored). As many pieces as fit: four of a vocabulary of up to 8192 pieces,
+/// three up to 2^18 (XLM-R's 250 000), two up to 2^24.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct Packing {
+    id_bits: u32,
 }
 
-impl Packed {
-    /// The packing for a path of `pieces`, if one fits.
-    fn of(pieces: &[PathPiece]) -> Option<Packed> {
-        let below = |bits: u32| pieces.iter().all(|p| p.id < 1 << bits);
-        match pieces.len() {
-            1 => Some(Packed::One),
-            2 if below(24) => Some(Packed::Two),
-            3 if below(16) => Some(Packed::Three),
-            _ => None,
+impl Packing {
+    /// The most pieces a path packs.
+    fn capacity(self) -> usize {
+        if self.id_bits >= 32 {
+            1
+        } else {
+            (68 / (self.id_bits + 4)) as usize
         }
     }
 
-    fn pack(&self, pieces: &[PathPiece]) -> u64 {
-        let (id, end) = (
-            |i: usize| pieces[i].id as u64,
-            |i: usize| pieces[i].end as u64,
-        );
-        match self {
-            Packed::One => id(0) | (pieces[0].score.to_bits() as u64) << 32,
-            Packed::Two => id(0) | id(1) << 24 | end(0) << 48,
-            Packed::Three => id(0) | id(1) << 16 | id(2) << 32 | end(0) << 48 | end(1) << 56,
+    /// `pieces` packed, if they fit and (for more than one) score as the model does.
+    fn pack(self, pieces: &[PathPiece], score: impl Fn(u32) -> f32) -> Option<u64> {
+        if let [one] = pieces {
+            return Some(one.id as u64 | (one.score.to_bits() as u64) << 32);
         }
+        let n = pieces.len() as u32;
+        if pieces.len() > self.capacity()
+            || pieces.iter().any(|p| {
+                (p.id as u64) >> self.id_bits != 0 || p.score.to_bits() != score(p.id).to_bits()
+            })
+        {
+            return None;
+        }
+        let mut packed = 0u64;
+        for (i, p) in pieces.iter().enumerate() {
+            packed |= (p.id as u64) << (i as u32 * self.id_bits);
+        }
+        for (i, p) in pieces[..pieces.len() - 1].iter().enumerate() {
+            debug_assert!(p.end < 16);
+            packed |= (p.end as u64) << (n * self.id_bits + 4 * i as u32);
+        }
+        Some(packed)
     }
 }
 
@@ -112,6 +121,7 @@ pub struct CachedWord {
     /// The word's length in bytes (where its last piece ends).
     len: u8,
     path: u64,
+    packing: Packing,
 }
 
 impl CachedWord {
@@ -125,29 +135,29 @@ impl CachedWord {
     /// order; `score` gives a piece's score from its id (the model's, as when it was stored).
     #[inline(always)]
     pub fn for_each_piece(&self, score: impl Fn(u32) -> f32, mut each: impl FnMut(PathPiece)) {
-        debug_assert!(!self.spilled && (1..=3).contains(&self.n));
+        debug_assert!(!self.spilled && self.n >= 1);
         let p = self.path;
-        let piece = |id: u64, end: u64| PathPiece {
-            id: id as u32,
-            score: score(id as u32),
-            end: end as u8,
-        };
-        let len = self.len as u64;
-        match self.n {
-            1 => each(PathPiece {
+        if self.n == 1 {
+            return each(PathPiece {
                 id: p as u32,
                 score: f32::from_bits((p >> 32) as u32),
                 end: self.len,
-            }),
-            2 => {
-                each(piece(p & 0xFF_FFFF, p >> 48 & 0xFF));
-                each(piece(p >> 24 & 0xFF_FFFF, len));
-            }
-            _ => {
-                each(piece(p & 0xFFFF, p >> 48 & 0xFF));
-                each(piece(p >> 16 & 0xFFFF, p >> 56));
-                each(piece(p >> 32 & 0xFFFF, len));
-            }
+            });
+        }
+        let bits = self.packing.id_bits;
+        let ends_at = self.n as u32 * bits;
+        for i in 0..self.n as u32 {
+            let id = (p >> (i * bits) & ((1 << bits) - 1)) as u32;
+            let end = if i + 1 == self.n as u32 {
+                self.len
+            } else {
+                (p >> (ends_at + 4 * i) & 0xF) as u8
+            };
+            each(PathPiece {
+                id,
+                score: score(id),
+                end,
+            });
         }
     }
 }
@@ -165,6 +175,8 @@ pub struct PathPiece {
 #[derive(Default)]
 pub struct UnigramCache {
     owner: CacheOwner,
+    /// The owner's packing of paths.
+    packing: Packing,
     /// Empty until first claimed.
     sets: Vec<Set>,
     /// The paths that do not pack: their entries hold an offset here and the arena's generation.
@@ -238,10 +250,11 @@ impl Key {
 }
 
 impl UnigramCache {
-    /// Makes the cache the model `owner`'s (allocating it on first use); another owner's
-    /// entries then read as empty.
+    /// Makes the cache the model `owner`'s, whose piece ids are below `2^id_bits` (allocating it
+    /// on first use); another owner's entries then read as empty.
     #[inline]
-    pub fn claim(&mut self, owner: usize) {
+    pub fn claim(&mut self, owner: usize, id_bits: u32) {
+        self.packing = Packing { id_bits };
         if self.sets.is_empty() {
             self.sets = vec![Set::default(); SETS];
             self.evictions = 0;
@@ -312,6 +325,7 @@ impl UnigramCache {
             spilled: e.n & SPILLED != 0,
             len: e.len,
             path: e.path,
+            packing: self.packing,
         })
     }
 
@@ -336,14 +350,8 @@ impl UnigramCache {
         score: impl Fn(u32) -> f32,
     ) {
         debug_assert!(len <= MAX_KEY && pieces.len() <= len && !pieces.is_empty());
-        let packed = Packed::of(pieces).filter(|p| {
-            matches!(p, Packed::One)
-                || pieces
-                    .iter()
-                    .all(|q| q.score.to_bits() == score(q.id).to_bits())
-        });
-        let (n, path) = match packed {
-            Some(p) => (pieces.len() as u8, p.pack(pieces)),
+        let (n, path) = match self.packing.pack(pieces, score) {
+            Some(packed) => (pieces.len() as u8, packed),
             None => {
                 if self.arena.len() + pieces.len() > ARENA {
                     self.arena.clear();
@@ -439,7 +447,7 @@ mod tests {
     #[test]
     fn a_hit_is_the_same_word_and_another_owner_sees_nothing() {
         let mut c = UnigramCache::default();
-        c.claim(7);
+        c.claim(7, 24);
         let the = b"\xe2\x96\x81the";
         assert_eq!(get(&mut c, the), None);
         put(&mut c, the, &[5, 9], &[3, 6], 1234.5);
@@ -452,36 +460,64 @@ mod tests {
         // The same word inside a longer text (read in wide loads, masked) is the same key.
         let text = b"xx\xe2\x96\x81the and more than thirty-two bytes after it";
         assert_eq!(c.get(text, 2, the.len()).map(|h| h.n), Some(2));
-        c.claim(8);
+        c.claim(8, 24);
         assert_eq!(get(&mut c, the), None);
     }
 
-    /// Every packing gives back the path stored, ids at the edges of their widths, ends up to
-    /// the longest word; paths that do not pack (too many pieces, ids too wide, scores that
-    /// are not the model's) come back whole from the arena.
+    /// Every packing gives back the path stored: ids of every width a model may have, at the
+    /// top of their width, inner ends up to 15, as many pieces as fit; paths that do not pack
+    /// (one piece too many, an id too wide, scores that are not the model's) come back whole
+    /// from the arena.
     #[test]
     fn paths_come_back_as_stored_packed_or_not() {
         let mut c = UnigramCache::default();
-        c.claim(2);
         let word = [b'w'; MAX_KEY];
-        let cases: Vec<(Vec<u32>, Vec<u8>, bool)> = vec![
-            (vec![0], vec![16], false),
-            (vec![u32::MAX >> 1], vec![16], false),
-            (vec![(1 << 24) - 1, 0], vec![15, 16], false),
-            (vec![7, 1 << 24], vec![1, 16], true),
-            (vec![(1 << 16) - 1, 0, 65_000], vec![1, 15, 16], false),
-            (vec![1, 1 << 16, 2], vec![1, 2, 16], true),
-            (vec![1, 2, 3, 4], vec![1, 2, 3, 16], true),
-            ((0..16).collect(), (1..=16).collect(), true),
-        ];
-        for (ids, ends, spills) in cases {
-            put(&mut c, &word, &ids, &ends, 9.0);
-            let hit = get(&mut c, &word).expect("cached");
-            assert_eq!(hit.spills(), spills, "{ids:?}");
-            assert_eq!(path(&c, &hit), pieces_of(&ids, &ends), "{ids:?}");
+        for (owner, id_bits) in [10u32, 13, 14, 16, 18, 24, 31, 32].into_iter().enumerate() {
+            c.claim(owner + 1, id_bits);
+            let top = (1u64 << id_bits) - 1;
+            let capacity = Packing { id_bits }.capacity();
+            assert_eq!(
+                capacity,
+                match id_bits {
+                    10 | 13 => 4,
+                    14 | 16 | 18 => 3,
+                    24 => 2,
+                    _ => 1,
+                }
+            );
+            for n in 1..=capacity + 1 {
+                // Inner ends from 15 down; the last piece ends with the word.
+                let ends: Vec<u8> = (0..n)
+                    .map(|i| {
+                        if i + 1 == n {
+                            16
+                        } else {
+                            15 - (n - 2 - i) as u8
+                        }
+                    })
+                    .collect();
+                let wide: Vec<u32> = (0..n).map(|i| (top - i as u64) as u32).collect();
+                put(&mut c, &word, &wide, &ends, 9.0);
+                let hit = get(&mut c, &word).expect("cached");
+                assert_eq!(hit.spills(), n > capacity, "{id_bits} bits, {n} pieces");
+                assert_eq!(
+                    path(&c, &hit),
+                    pieces_of(&wide, &ends),
+                    "{id_bits} bits, {n} pieces"
+                );
+                if n > 1 && id_bits < 32 {
+                    let mut too_wide = wide.clone();
+                    too_wide[n - 1] = 1 << id_bits;
+                    put(&mut c, &word, &too_wide, &ends, 9.0);
+                    let hit = get(&mut c, &word).expect("cached");
+                    assert!(hit.spills(), "{id_bits} bits: an id too wide");
+                    assert_eq!(path(&c, &hit), pieces_of(&too_wide, &ends));
+                }
+            }
         }
         // A one-piece path keeps its own score; longer ones are stored packed only when each
         // score is the model's.
+        c.claim(20, 10);
         let odd = [PathPiece {
             id: 3,
             score: 0.25,
@@ -510,7 +546,7 @@ mod tests {
     #[test]
     fn the_table_grows_once_after_enough_evictions_and_keeps_working() {
         let mut c = UnigramCache::default();
-        c.claim(5);
+        c.claim(5, 24);
         assert_eq!(c.sets.len(), SETS);
         let mut k = 0u32;
         while c.sets.len() == SETS {
@@ -531,7 +567,7 @@ mod tests {
     #[test]
     fn long_paths_live_in_the_arena_until_it_starts_over() {
         let mut c = UnigramCache::default();
-        c.claim(3);
+        c.claim(3, 24);
         let ids: Vec<u32> = (100..109).collect();
         let ends: Vec<u8> = (1..=9).collect();
         put(&mut c, b"abcdefghi", &ids, &ends, 77.0);
@@ -549,7 +585,7 @@ mod tests {
     #[test]
     fn the_two_most_recent_words_of_a_set_stay() {
         let mut c = UnigramCache::default();
-        c.claim(1);
+        c.claim(1, 24);
         // Words of one set: look for three.
         let target = set_of(b"w0");
         let mut same: Vec<Vec<u8>> = vec![b"w0".to_vec()];

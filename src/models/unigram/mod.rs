@@ -185,6 +185,8 @@ pub struct Unigram {
     words_independent: bool,
     /// This model's claim on a thread's word cache.
     cache_owner: usize,
+    /// The bits of its widest piece id (the unknown piece's included), for the cache's packing.
+    id_bits: u32,
     /// Where each character up to U+FFFF leads in `trie`, to start walks after it.
     first_chars: Option<FirstChars>,
 }
@@ -245,13 +247,16 @@ impl Unigram {
                 _ => p.score,
             })
             .collect::<Vec<f32>>();
+        let unk_id = vocab.unknown_segment_id();
+        let widest = unk_id.max(scores.len().saturating_sub(1) as u32);
         Ok(Unigram {
+            id_bits: u32::BITS - widest.leading_zeros(),
             first_chars: FirstChars::build(&trie, &scores),
             prune: PruneTable::new(longest),
             trie,
             scores,
             unk_score: min_score - UNK_PENALTY,
-            unk_id: vocab.unknown_segment_id(),
+            unk_id,
             kernels,
             words_independent,
             cache_owner: new_owner(),
@@ -319,7 +324,7 @@ impl Unigram {
             return base;
         }
         assert!(self.words_independent, "the model's pieces span words");
-        scratch.cache.claim(self.cache_owner);
+        scratch.cache.claim(self.cache_owner, self.id_bits);
         let mut words = std::mem::take(&mut scratch.planned);
         let mut pieces = std::mem::take(&mut scratch.planned_pieces);
         words.clear();
@@ -442,7 +447,7 @@ impl Unigram {
         out: &mut Vec<Segment>,
     ) -> f32 {
         assert!(self.words_independent, "the model's pieces span words");
-        scratch.cache.claim(self.cache_owner);
+        scratch.cache.claim(self.cache_owner, self.id_bits);
         let n = normalized.len();
         let mut start = 0usize;
         let mut end = next_word_start(normalized, 0);
