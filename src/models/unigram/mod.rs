@@ -449,26 +449,35 @@ impl Unigram {
         assert!(self.words_independent, "the model's pieces span words");
         scratch.cache.claim(self.cache_owner, self.id_bits);
         let n = normalized.len();
+        // The word starting at `s` (below `n`): its end and its key.
+        let word_at = |s: usize| {
+            let e = next_word_start(normalized, s);
+            (
+                e,
+                (e - s <= MAX_KEY).then(|| UnigramCache::word_key(normalized, s, e - s)),
+            )
+        };
+        let (mut end, mut key) = word_at(0);
+        // The word after it, whose cache set is on its way while this word is done, and the
+        // one after that, prefetched in turn.
+        let (mut next_end, mut next_key) = if end < n { word_at(end) } else { (n, None) };
+        if let Some(k) = &next_key {
+            scratch.cache.prefetch(k);
+        }
         let mut start = 0usize;
-        let mut end = next_word_start(normalized, 0);
-        let mut key = (end <= MAX_KEY).then(|| UnigramCache::word_key(normalized, 0, end));
         while start < n {
-            // The next word's bounds and key, and its cache set on its way while this word
-            // is done.
-            let next_end = if end < n {
-                next_word_start(normalized, end)
+            let (after_end, after_key) = if next_end < n {
+                word_at(next_end)
             } else {
-                n
+                (n, None)
             };
-            let next_key = (end < n && next_end - end <= MAX_KEY)
-                .then(|| UnigramCache::word_key(normalized, end, next_end - end));
-            if let Some(k) = &next_key {
+            if let Some(k) = &after_key {
                 scratch.cache.prefetch(k);
             }
             base = self.encode_word(normalized, start..end, key, base, scratch, out);
             start = end;
-            end = next_end;
-            key = next_key;
+            (end, key) = (next_end, next_key);
+            (next_end, next_key) = (after_end, after_key);
         }
         base
     }
