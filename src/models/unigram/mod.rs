@@ -531,21 +531,9 @@ impl Unigram {
                 out,
             );
         }
-        let mut at = start as u32;
-        hit.for_each_piece(
-            |id| self.piece_score(id),
-            |p| {
-                let end = start as u32 + p.end as u32;
-                out.push(Segment {
-                    start: at,
-                    end,
-                    id: p.id,
-                });
-                base += p.score;
-                at = end;
-            },
-        );
-        base
+        let mut laid = LaidPath::new(start, base);
+        hit.for_each_piece(|id| self.piece_score(id), |p| laid.push(p, out));
+        laid.base
     }
 
     /// The reference's pass over a word whose cached path the guard refused.
@@ -742,27 +730,51 @@ impl Unigram {
 }
 
 /// Appends the cached path `pieces` of the word at `start` to `out`; returns the running score
-/// after it: `base` plus each piece's score, one `f32` addition at a time, as the reference adds
-/// them along the path it chose (the same one: see [`guard`]).
+/// after it (see [`LaidPath`]).
 #[inline]
 fn reuse(
     start: usize,
-    mut base: f32,
+    base: f32,
     pieces: impl Iterator<Item = PathPiece>,
     out: &mut Vec<Segment>,
 ) -> f32 {
-    let mut at = start as u32;
+    let mut laid = LaidPath::new(start, base);
     for p in pieces {
-        let end = start as u32 + p.end as u32;
+        laid.push(p, out);
+    }
+    laid.base
+}
+
+/// A cached path being laid out as segments of the word at `start`: the running score is
+/// `base` plus each piece's score, one `f32` addition at a time, as the reference adds them
+/// along the path it chose (the same one: see [`guard`]).
+struct LaidPath {
+    start: u32,
+    /// Where the next piece starts.
+    at: u32,
+    base: f32,
+}
+
+impl LaidPath {
+    fn new(start: usize, base: f32) -> LaidPath {
+        LaidPath {
+            start: start as u32,
+            at: start as u32,
+            base,
+        }
+    }
+
+    #[inline(always)]
+    fn push(&mut self, p: PathPiece, out: &mut Vec<Segment>) {
+        let end = self.start + p.end as u32;
         out.push(Segment {
-            start: at,
+            start: self.at,
             end,
             id: p.id,
         });
-        base += p.score;
-        at = end;
+        self.base += p.score;
+        self.at = end;
     }
-    base
 }
 
 /// Where the word after the one starting at `start` starts: the next `▁`, or the text's end.
