@@ -19,6 +19,7 @@ pub mod normalize;
 pub mod options;
 pub mod pipeline;
 pub mod pretokenize;
+mod swar;
 pub mod tokenizer;
 pub mod train;
 

@@ -43,7 +43,6 @@ const LONG_FILTER_BITS: usize = 1 << 16;
 
 /// Tags compared at once (one `u64`).
 const GROUP: usize = 8;
-const LOW_BITS: u64 = 0x0101_0101_0101_0101;
 const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
 
 /// The filter bit of a long (more than 16 bytes) slice.
@@ -164,7 +163,6 @@ impl TokenTable {
         // one per probe): the empty ones have their top bit clear; the matching ones are the
         // zero bytes of `group ^ want` (the usual zero-byte test, whose rare false positives
         // just cost a slot compare). Only matches before the first empty tag count.
-        let wanted = LOW_BITS * want as u64;
         let mut i = h as usize & self.mask;
         loop {
             let group = u64::from_le_bytes(
@@ -173,8 +171,7 @@ impl TokenTable {
                     .expect("GROUP tags past any slot"),
             );
             let empty = !group & HIGH_BITS;
-            let diff = group ^ wanted;
-            let mut matches = diff.wrapping_sub(LOW_BITS) & !diff & HIGH_BITS;
+            let mut matches = crate::swar::bytes_equal(group, want);
             if empty != 0 {
                 matches &= (empty & empty.wrapping_neg()) - 1;
             }

@@ -789,7 +789,7 @@ fn next_word_start(text: &[u8], start: usize) -> usize {
             break;
         };
         let word = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
-        let mut leads = first_bytes_equal(word, SPACE[0]);
+        let mut leads = crate::swar::bytes_equal(word, SPACE[0]);
         while leads != 0 {
             let p = at + (leads.trailing_zeros() / 8) as usize;
             if text[p..].starts_with(&SPACE) {
@@ -807,15 +807,4 @@ fn next_word_start(text: &[u8], start: usize) -> usize {
         at = p + 1;
     }
     text.len()
-}
-
-/// The high bit set in every byte of `word` that equals `byte` (the zero-byte test on `word ^
-/// byte…`). Every equal byte is flagged; a byte above an equal one may be flagged falsely (the
-/// subtraction's borrow), so callers check each flagged byte, lowest first.
-#[inline(always)]
-fn first_bytes_equal(word: u64, byte: u8) -> u64 {
-    const LOW: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let x = word ^ (LOW * byte as u64);
-    x.wrapping_sub(LOW) & !x & HIGH
 }
