@@ -8,8 +8,9 @@
 //!
 //! Layout: entries of half a cache line (32 bytes), two to a set and a set to a line — the
 //! word's bytes (up to [`MAX_KEY`], compared whole on every hit, never a hash alone), the bound,
-//! and a path of up to three pieces packed in eight bytes (longer paths, and paths whose ids do
-//! not fit, in an arena beside, 3 MiB at most) — the more recently used way first. 65 536
+//! and a path packed in eight bytes by the model's id width (`Packing`: up to four pieces;
+//! longer paths, and paths whose ids do not fit, in an arena beside, 3 MiB at most) — the more
+//! recently used way first. 65 536
 //! entries (2 MiB), allocated on first use, doubled once after 4096 evictions: the distinct
 //! words of English prose (with and without the `▁` before them, punctuation attached) number
 //! some tens of thousands, and the table is what the encoder waits for — entries of a full line
