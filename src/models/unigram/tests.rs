@@ -69,6 +69,22 @@ fn tricky_scores(rng: &mut Rng, n: usize) -> Vec<f32> {
         .collect()
 }
 
+/// The unknown piece, then a piece for each of `texts` with a score from [`tricky_scores`];
+/// about one in `one_in` is UNUSED and as many are user-defined.
+fn scored_pieces(rng: &mut Rng, texts: &[String], one_in: usize) -> Vec<SpmPiece> {
+    let scores = tricky_scores(rng, texts.len());
+    let mut pieces = vec![piece("<unk>", 0.0, PieceKind::Unknown)];
+    for (t, s) in texts.iter().zip(scores) {
+        let kind = match rng.below(one_in) {
+            0 => PieceKind::Unused,
+            1 => PieceKind::UserDefined,
+            _ => PieceKind::Normal,
+        };
+        pieces.push(piece(t, s, kind));
+    }
+    pieces
+}
+
 /// A random model over the letters `abc` with `▁` only first: every piece of up to three
 /// letters (with and without `▁`), scored from `scores`.
 fn random_model(rng: &mut Rng, kernels: &'static Kernels) -> (Vocab, Unigram) {
@@ -88,16 +104,7 @@ fn random_model(rng: &mut Rng, kernels: &'static Kernels) -> (Vocab, Unigram) {
     }
     // Some pieces are left out (so that paths of many pieces and unknown characters occur).
     texts.retain(|t| t.chars().count() == 1 || rng.below(5) != 0);
-    let scores = tricky_scores(rng, texts.len());
-    let mut pieces = vec![piece("<unk>", 0.0, PieceKind::Unknown)];
-    for (t, s) in texts.iter().zip(scores) {
-        let kind = match rng.below(40) {
-            0 => PieceKind::Unused,
-            1 => PieceKind::UserDefined,
-            _ => PieceKind::Normal,
-        };
-        pieces.push(piece(t, s, kind));
-    }
+    let pieces = scored_pieces(rng, &texts, 40);
     unigram(pieces, kernels)
 }
 
@@ -297,16 +304,7 @@ fn runs_model(rng: &mut Rng, kernels: &'static Kernels) -> (Vocab, Unigram) {
             texts.push("é".repeat(k));
         }
     }
-    let scores = tricky_scores(rng, texts.len());
-    let mut pieces = vec![piece("<unk>", 0.0, PieceKind::Unknown)];
-    for (t, s) in texts.iter().zip(scores) {
-        let kind = match rng.below(30) {
-            0 => PieceKind::Unused,
-            1 => PieceKind::UserDefined,
-            _ => PieceKind::Normal,
-        };
-        pieces.push(piece(t, s, kind));
-    }
+    let pieces = scored_pieces(rng, &texts, 30);
     unigram(pieces, kernels)
 }
 
@@ -388,16 +386,7 @@ fn walks_after_the_first_character_equal_walks_from_the_root() {
             }
             texts.sort();
             texts.dedup();
-            let scores = tricky_scores(&mut rng, texts.len());
-            let mut pieces = vec![piece("<unk>", 0.0, PieceKind::Unknown)];
-            for (t, s) in texts.iter().zip(scores) {
-                let kind = match rng.below(12) {
-                    0 => PieceKind::Unused,
-                    1 => PieceKind::UserDefined,
-                    _ => PieceKind::Normal,
-                };
-                pieces.push(piece(t, s, kind));
-            }
+            let pieces = scored_pieces(&mut rng, &texts, 12);
             let (_, model) = unigram(pieces.clone(), tier_kernels);
             let (_, plain) = unigram(pieces, tier_kernels);
             let plain = plain.without_first_chars();
