@@ -68,6 +68,8 @@ const EXPECTATIONS: &[Expect] = &[
              required: &["pshufb", "pcmpeqb"], forbidden: SSE },
     Expect { probe: "simdtok_probe_sse42_crc32c", arch: X86_64, inlined: true, loop_calls: true,
              required: &["crc32*"], forbidden: SSE },
+    Expect { probe: "simdtok_probe_sse42_escape_spaces", arch: X86_64, inlined: true, loop_calls: true,
+             required: &["pcmpeqb", "pmovmskb", "pshufb", "popcnt"], forbidden: SSE },
     // x86_64, AVX2 tier (CRC-32C: the SSE4.2 loop, inlined into AVX2 code as the AVX2 table has it).
     Expect { probe: "simdtok_probe_avx2_classify", arch: X86_64, inlined: true, loop_calls: true,
              required: &["vpshufb", "vpsllw", "vpmovmskb"], forbidden: NONE },
@@ -81,6 +83,8 @@ const EXPECTATIONS: &[Expect] = &[
              required: &["vpshufb", "vpcmpeqb"], forbidden: NONE },
     Expect { probe: "simdtok_probe_avx2_crc32c", arch: X86_64, inlined: true, loop_calls: true,
              required: &["crc32*"], forbidden: NONE },
+    Expect { probe: "simdtok_probe_avx2_escape_spaces", arch: X86_64, inlined: true, loop_calls: true,
+             required: &["vpcmpeqb", "vpmovmskb", "vpshufb", "popcnt"], forbidden: NONE },
     Expect { probe: "simdtok_probe_avx2_trie_batch_gather", arch: X86_64, inlined: true, loop_calls: true,
              required: &["vpgatherdd"], forbidden: NONE },
     // aarch64, NEON tier.
@@ -96,6 +100,8 @@ const EXPECTATIONS: &[Expect] = &[
              required: &["tbl"], forbidden: NONE },
     Expect { probe: "simdtok_probe_neon_crc32c", arch: Aarch64, inlined: true, loop_calls: true,
              required: &["crc32c*"], forbidden: NONE },
+    Expect { probe: "simdtok_probe_neon_escape_spaces", arch: Aarch64, inlined: true, loop_calls: true,
+             required: &["cmeq", "addv", "tbl"], forbidden: NONE },
 ];
 
 /// Builds this crate for `triple` (never run, only disassembled) and returns the executable.

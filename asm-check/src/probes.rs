@@ -38,6 +38,8 @@ macro_rules! probes {
 
 #[cfg(target_arch = "x86_64")]
 mod x86 {
+    use std::mem::MaybeUninit;
+
     use simdtok_kernels::x86_64::{avx2, sse42};
     use simdtok_kernels::{
         BlockMasks, ByteClassTable, ByteSet, DoubleArray, PruneTable, TrieMatch,
@@ -58,6 +60,8 @@ mod x86 {
             (t: &PruneTable, d: &[u8], o: &mut [u8]);
         simdtok_probe_sse42_crc32c, "sse4.2", sse42::crc32c_append,
             (c: u32, d: &[u8]) -> u32;
+        simdtok_probe_sse42_escape_spaces, "ssse3,sse4.1,sse4.2,popcnt", sse42::escape_spaces,
+            (s: &[u8], d: &mut [MaybeUninit<u8>], c: bool, p: bool) -> (usize, bool);
 
         simdtok_probe_avx2_classify, "avx2,ssse3,sse4.1,sse4.2,popcnt", avx2::classify,
             (t: &ByteClassTable, d: &[u8], o: &mut [BlockMasks]);
@@ -71,6 +75,8 @@ mod x86 {
             (t: &PruneTable, d: &[u8], o: &mut [u8]);
         simdtok_probe_avx2_crc32c, "avx2,ssse3,sse4.1,sse4.2,popcnt", sse42::crc32c_append,
             (c: u32, d: &[u8]) -> u32;
+        simdtok_probe_avx2_escape_spaces, "avx2,ssse3,sse4.1,sse4.2,popcnt", avx2::escape_spaces,
+            (s: &[u8], d: &mut [MaybeUninit<u8>], c: bool, p: bool) -> (usize, bool);
         simdtok_probe_avx2_trie_batch_gather, "avx2,ssse3,sse4.1,sse4.2,popcnt", avx2::trie_prefix_search_batch_gather,
             (da: &DoubleArray, t: &[u8], s: &[u32], n: usize, c: &mut [u32], m: &mut [TrieMatch]);
     }
@@ -78,6 +84,8 @@ mod x86 {
 
 #[cfg(target_arch = "aarch64")]
 mod arm {
+    use std::mem::MaybeUninit;
+
     use simdtok_kernels::aarch64::neon;
     use simdtok_kernels::{BlockMasks, ByteClassTable, ByteSet, PruneTable};
 
@@ -95,6 +103,8 @@ mod arm {
             (t: &PruneTable, d: &[u8], o: &mut [u8]);
         simdtok_probe_neon_crc32c, "crc", neon::crc32c_append,
             (c: u32, d: &[u8]) -> u32;
+        simdtok_probe_neon_escape_spaces, "neon", neon::escape_spaces,
+            (s: &[u8], d: &mut [MaybeUninit<u8>], c: bool, p: bool) -> (usize, bool);
     }
 }
 

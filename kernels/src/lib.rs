@@ -3,7 +3,8 @@
 //! Four kernel families:
 //! - **byte classes** ([`ByteClassSpec`] → [`ByteClassTable`], [`ByteSet`]): classify a buffer
 //!   into per-class 64-bit masks per 64-byte block, find the first byte in / not in a set, count
-//!   UTF-8 characters, measure the ASCII prefix;
+//!   UTF-8 characters, measure the ASCII prefix, escape spaces as SentencePiece's `▁`
+//!   ([`spec::space_escape`]);
 //! - **CRC-32C** hashing of byte strings, identical on every tier;
 //! - **first-byte pruning** ([`PruneTable`]): a 256-entry byte → byte lookup over a buffer and the
 //!   next position with a non-zero value;
@@ -47,5 +48,6 @@ pub use spec::byte_class::{BlockMasks, ByteClassSpec, ByteClassTable, ClassSet};
 pub use spec::byte_set::ByteSet;
 pub use spec::double_array::{DoubleArray, TrieError, TrieMatch, TrieNode, WalkFrom};
 pub use spec::prune::PruneTable;
+pub use spec::space_escape::{SPACE_SYMBOL, escape_capacity};
 pub use table::{Kernels, TrieBatch};
 pub use tier::{Tier, UnknownTier};

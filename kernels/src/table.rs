@@ -6,12 +6,15 @@
 //! tier this CPU supports, so holding a `&Kernels` is the proof those calls are sound; the safe
 //! methods check every other precondition (buffer sizes, positions) before calling.
 
+use std::mem::MaybeUninit;
+
 use crate::Tier;
 use crate::scalar;
 use crate::spec::byte_class::{BlockMasks, ByteClassTable};
 use crate::spec::byte_set::ByteSet;
 use crate::spec::double_array::{DoubleArray, TrieMatch, WalkFrom};
 use crate::spec::prune::PruneTable;
+use crate::spec::space_escape::escape_capacity;
 
 type ClassifyFn = unsafe fn(&ByteClassTable, &[u8], &mut [BlockMasks]);
 type FindFn = unsafe fn(&ByteSet, &[u8]) -> Option<usize>;
@@ -19,6 +22,7 @@ type CountFn = unsafe fn(&[u8]) -> usize;
 type CrcFn = unsafe fn(u32, &[u8]) -> u32;
 type CrcManyFn = unsafe fn(&[&[u8]], &mut [u32]);
 type PruneMapFn = unsafe fn(&PruneTable, &[u8], &mut [u8]);
+type EscapeFn = unsafe fn(&[u8], &mut [MaybeUninit<u8>], bool, bool) -> (usize, bool);
 
 /// The kernels of one tier.
 pub struct Kernels {
@@ -31,6 +35,7 @@ pub struct Kernels {
     crc32c_append: CrcFn,
     crc32c_many: CrcManyFn,
     prune_map: PruneMapFn,
+    escape_spaces: EscapeFn,
 }
 
 impl std::fmt::Debug for Kernels {
@@ -69,6 +74,14 @@ mod scalar_entry {
     pub unsafe fn prune_map(t: &PruneTable, d: &[u8], o: &mut [u8]) {
         scalar::prune::map(t, d, o)
     }
+    pub unsafe fn escape_spaces(
+        s: &[u8],
+        d: &mut [MaybeUninit<u8>],
+        collapse: bool,
+        prev: bool,
+    ) -> (usize, bool) {
+        scalar::space_escape::escape_spaces(s, d, collapse, prev)
+    }
 }
 
 static SCALAR: Kernels = Kernels {
@@ -81,6 +94,7 @@ static SCALAR: Kernels = Kernels {
     crc32c_append: scalar_entry::crc32c_append,
     crc32c_many: scalar_entry::crc32c_many,
     prune_map: scalar_entry::prune_map,
+    escape_spaces: scalar_entry::escape_spaces,
 };
 
 #[cfg(target_arch = "x86_64")]
@@ -96,6 +110,7 @@ static SSE42: Kernels = {
         crc32c_append: k::crc32c_append,
         crc32c_many: k::crc32c_many,
         prune_map: k::prune_map,
+        escape_spaces: k::escape_spaces,
     }
 };
 
@@ -113,6 +128,7 @@ static AVX2: Kernels = {
         crc32c_append: crate::x86_64::sse42::crc32c_append,
         crc32c_many: crate::x86_64::sse42::crc32c_many,
         prune_map: k::prune_map,
+        escape_spaces: k::escape_spaces,
     }
 };
 
@@ -129,6 +145,7 @@ static NEON: Kernels = {
         crc32c_append: k::crc32c_append,
         crc32c_many: k::crc32c_many,
         prune_map: k::prune_map,
+        escape_spaces: k::escape_spaces,
     }
 };
 
@@ -252,6 +269,37 @@ impl Kernels {
     pub fn count_utf8_chars(&self, data: &[u8]) -> usize {
         // SAFETY: `self` exists only for a supported tier.
         unsafe { (self.count_utf8_chars)(data) }
+    }
+
+    /// Appends `src` to `out` with each space (0x20) escaped as SentencePiece's `▁` (U+2581) —
+    /// or, when `collapse` and the byte before it is a space (for the first byte: `prev_space`),
+    /// dropped — and every other byte copied; returns whether the last byte of `src` is a space
+    /// (`prev_space` when `src` is empty). See [`crate::spec::space_escape`].
+    #[inline]
+    pub fn escape_spaces_append(
+        &self,
+        src: &[u8],
+        out: &mut Vec<u8>,
+        collapse: bool,
+        prev_space: bool,
+    ) -> bool {
+        let room = escape_capacity(src.len());
+        out.reserve(room);
+        let len = out.len();
+        // SAFETY: `self` exists only for a supported tier; the destination holds the room the
+        // kernel needs (`reserve` above).
+        let (written, last) = unsafe {
+            (self.escape_spaces)(
+                src,
+                &mut out.spare_capacity_mut()[..room],
+                collapse,
+                prev_space,
+            )
+        };
+        // SAFETY: every tier writes each of the first `written` bytes of its destination (each
+        // step stores at least as many bytes as it advances by), and `written <= room`.
+        unsafe { out.set_len(len + written) };
+        last
     }
 
     /// The length of the longest all-ASCII prefix of `data`.

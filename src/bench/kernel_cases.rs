@@ -85,6 +85,7 @@ pub fn cases() -> Vec<KernelCase> {
         out.push(find(&spec, size, true));
         out.push(count_utf8_chars(size));
         out.push(ascii_prefix_len(size));
+        out.push(escape_spaces(size));
         out.push(crc32c(size));
         out.push(prune_map(size));
         out.push(prune_find_nonzero(size));
@@ -100,12 +101,13 @@ pub fn cases() -> Vec<KernelCase> {
 }
 
 fn order(name: &str) -> usize {
-    const ORDER: [&str; 11] = [
+    const ORDER: [&str; 12] = [
         "classify",
         "find_in",
         "find_not_in",
         "count_utf8_chars",
         "ascii_prefix_len",
+        "escape_spaces",
         "crc32c",
         "crc32c_many",
         "prune_map",
@@ -194,6 +196,27 @@ fn ascii_prefix_len(size: usize) -> KernelCase {
         size,
         inputs: vec![input::PROSE],
         op: Box::new(move |k, _| k.ascii_prefix_len(black_box(data)) as u64),
+    }
+}
+
+/// Prose escaped as a SentencePiece normalizer escapes it: each space as `▁`, a space after a
+/// space dropped.
+fn escape_spaces(size: usize) -> KernelCase {
+    let data = &synth::prose()[..size];
+    let mut out = Vec::new();
+    KernelCase {
+        family: "byte-classes",
+        name: "escape_spaces",
+        size,
+        inputs: vec![input::PROSE],
+        op: Box::new(move |k, mode| {
+            out.clear();
+            let last = k.escape_spaces_append(black_box(data), &mut out, true, false);
+            match mode {
+                Mode::Time => out.len() as u64,
+                Mode::Check => out.iter().fold(last as u64, |acc, &b| mix(acc, b as u64)),
+            }
+        }),
     }
 }
 

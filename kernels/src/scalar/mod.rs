@@ -5,4 +5,5 @@
 pub mod classes;
 pub mod crc32c;
 pub mod prune;
+pub mod space_escape;
 pub mod trie;

@@ -4,3 +4,4 @@ pub mod byte_class;
 pub mod byte_set;
 pub mod double_array;
 pub mod prune;
+pub mod space_escape;

@@ -378,3 +378,18 @@ pub unsafe fn trie_prefix_search_batch_gather(
         }
     }
 }
+
+/// See [`crate::scalar::space_escape::escape_spaces`].
+///
+/// # Safety
+/// The CPU supports this tier.
+#[inline]
+#[target_feature(enable = "avx2,ssse3,sse4.1,sse4.2,popcnt")]
+pub unsafe fn escape_spaces(
+    src: &[u8],
+    dst: &mut [std::mem::MaybeUninit<u8>],
+    collapse: bool,
+    prev_space: bool,
+) -> (usize, bool) {
+    unsafe { super::escape::escape_spaces(src, dst, collapse, prev_space) }
+}

@@ -5,4 +5,5 @@
 //! (like `memchr::arch`) so that benchmarks and `asm-check` can reach each tier directly.
 
 pub mod avx2;
+mod escape;
 pub mod sse42;

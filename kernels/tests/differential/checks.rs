@@ -73,6 +73,10 @@ pub const KERNELS: &[Kernel] = &[
         name: "trie_prefix_search_batch",
         check: trie_prefix_search_batch,
     },
+    Kernel {
+        name: "escape_spaces",
+        check: escape_spaces,
+    },
 ];
 
 /// The input, shortened, for failure messages.
@@ -560,4 +564,49 @@ fn gather_variant(
     _stride: usize,
 ) -> Option<(Vec<u32>, Vec<simdtok_kernels::TrieMatch>)> {
     None
+}
+
+/// The input as it is, and with every byte that is 0 mod 3 turned into a space (runs of
+/// spaces, and spaces at every offset of a vector), whole and from `from`; under every
+/// `collapse` × `prev_space`, appended after `variant % 5` bytes already in the output.
+fn escape_spaces(
+    k: &Kernels,
+    r: Reference,
+    _t: Tables,
+    input: &[u8],
+    from: usize,
+    variant: usize,
+) -> Result<(), String> {
+    let spaced: Vec<u8> = input
+        .iter()
+        .map(|&b| if b % 3 == 0 { b' ' } else { b })
+        .collect();
+    let before = vec![b'#'; variant % 5];
+    for text in [input, &spaced[..]] {
+        for part in [text, &text[from..]] {
+            for (collapse, prev_space) in
+                [(false, false), (false, true), (true, false), (true, true)]
+            {
+                let run = |k: &Kernels| {
+                    let mut out = before.clone();
+                    let last = k.escape_spaces_append(part, &mut out, collapse, prev_space);
+                    (out, last)
+                };
+                let want = match r {
+                    Reference::Naive => {
+                        let (escaped, last) = naive::escape_spaces(part, collapse, prev_space);
+                        ([&before[..], &escaped[..]].concat(), last)
+                    }
+                    Reference::Scalar => run(Kernels::scalar()),
+                };
+                compare(
+                    format!("escape_spaces (collapse {collapse}, prev_space {prev_space})"),
+                    run(k),
+                    want,
+                    part,
+                )?;
+            }
+        }
+    }
+    Ok(())
 }

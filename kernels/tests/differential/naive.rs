@@ -105,3 +105,22 @@ impl Dictionary {
             .collect()
     }
 }
+
+/// SentencePiece's space escape, one byte at a time: each space becomes `▁`, or nothing after a
+/// space when `collapse`; returns the output and whether the last byte is a space.
+pub fn escape_spaces(data: &[u8], collapse: bool, prev_space: bool) -> (Vec<u8>, bool) {
+    let mut out = Vec::new();
+    let mut prev = prev_space;
+    for &b in data {
+        if b == b' ' {
+            if !(collapse && prev) {
+                out.extend_from_slice("\u{2581}".as_bytes());
+            }
+            prev = true;
+        } else {
+            out.push(b);
+            prev = false;
+        }
+    }
+    (out, prev)
+}
