@@ -205,7 +205,7 @@ const RATIO_COLUMNS: (&str, &str) = (
 
 /// The first pass over the 20 MB text in fresh processes.
 #[derive(Clone, Debug)]
-enum FirstCell {
+pub(crate) enum FirstCell {
     /// Not run (why).
     Skipped(String),
     /// A child process failed (why).
@@ -230,8 +230,8 @@ impl FirstCell {
 }
 
 /// The 20 MB measurement of one model on one of its two forms.
-struct Big {
-    name: String,
+pub(crate) struct Big {
+    pub(crate) name: String,
     bytes: usize,
     lines: usize,
     first: Vec<(Impl, FirstCell)>,
@@ -407,7 +407,7 @@ fn sources(spec: &ModelSpec, impls: &[Impl]) -> Vec<String> {
 
 /// The 20 MB text on one model: the repeated passes in this process (after the warm-up pass that
 /// checks the ids), then the first pass of each implementation in fresh processes.
-fn run_big(
+pub(crate) fn run_big(
     opts: &Options,
     spec: &ModelSpec,
     encoders: &mut [Loaded],
@@ -539,9 +539,13 @@ pub fn first_pass_child(args: Vec<String>) -> ExitCode {
         return ExitCode::from(2);
     };
     let data = Path::new(data);
+    // A byte-level BPE model, or a SentencePiece one (the SentencePiece family's 20 MB rows).
     let (Some(imp), Some(spec)) = (
         Impl::from_key(key),
-        peers::bpe_models(data).into_iter().find(|m| m.name == name),
+        peers::bpe_models(data)
+            .into_iter()
+            .chain(peers::models(data))
+            .find(|m| m.name == name),
     ) else {
         eprintln!("--first-pass: bad arguments");
         return ExitCode::from(2);
@@ -580,6 +584,106 @@ pub fn first_pass_child(args: Vec<String>) -> ExitCode {
 }
 
 // ---- the report ----
+
+/// The 20 MB rows of a family other than byte-level BPE (SentencePiece): per model, the first
+/// pass of fresh processes, the repeated passes of this process, and their ratio, one column per
+/// implementation that ran.
+pub(crate) fn report_big_plain(opts: &Options, rows: &[(&ModelSpec, &Big)], name: &str) -> String {
+    let mut out = String::new();
+    let rows: Vec<&(&ModelSpec, &Big)> = rows.iter().filter(|(_, b)| b.name == name).collect();
+    let Some((_, first)) = rows.first() else {
+        return out;
+    };
+    let mut columns: Vec<Impl> = Vec::new();
+    for (_, big) in &rows {
+        for (imp, _) in &big.repeated {
+            if !columns.contains(imp) {
+                columns.push(*imp);
+            }
+        }
+    }
+    let form = if name == BIG_DOCS_NAME {
+        format!(
+            "as {} documents of {DOC_BYTES} bytes or a line more",
+            first.lines
+        )
+    } else {
+        format!("as {} lines, each one text", first.lines)
+    };
+    let _ = writeln!(
+        out,
+        "\n**20 MB of English, first pass vs repeated passes** (`{name}`: the lines of `{}` \
+         then `{}`, repeated until they reach 20 MB ({} bytes), {form}). *First*: the median of \
+         {} fresh process{} of this binary (`--first-pass`), each building the text and loading \
+         the model (neither timed), then timing its first pass; the first one's ids are hashed \
+         and compared with simdtok's (`≠`: different). *Repeated*: the median of {} passes in \
+         this process after the warm-up pass that checks every text's ids. MB/s:\n",
+        BIG_SOURCES[0],
+        BIG_SOURCES[1],
+        first.bytes,
+        opts.first_runs,
+        if opts.first_runs == 1 { "" } else { "es" },
+        opts.passes
+    );
+    let _ = write!(out, "| model | pass |");
+    for c in &columns {
+        let _ = write!(out, " {} |", c.label());
+    }
+    let _ = write!(out, "\n|:---|:---|");
+    for _ in &columns {
+        let _ = write!(out, "---:|");
+    }
+    out.push('\n');
+    let mut notes = Notes::default();
+    for (spec, big) in rows {
+        let first_of = |i: Impl| {
+            big.first
+                .iter()
+                .find(|(c, _)| *c == i)
+                .and_then(|(_, f)| f.mbps())
+        };
+        let _ = write!(out, "| `{}` | first |", spec.name);
+        for &c in &columns {
+            let text = match big.first.iter().find(|(i, _)| *i == c).map(|(_, f)| f) {
+                Some(FirstCell::Done { runs, same, .. }) => {
+                    let mut s = fmt_mbps(median(runs));
+                    if *same == Some(false) {
+                        s.push_str(" ≠");
+                    }
+                    s
+                }
+                Some(FirstCell::Skipped(why)) | Some(FirstCell::Failed(why)) => {
+                    format!("—{}", notes.mark(&format!("{}: {why}", c.label())))
+                }
+                None => String::new(),
+            };
+            let _ = write!(out, " {text} |");
+        }
+        let _ = write!(out, "\n| | repeated |");
+        for &c in &columns {
+            let text =
+                big.repeated
+                    .iter()
+                    .find(|(i, _)| *i == c)
+                    .map_or(String::new(), |(_, cell)| match cell {
+                        Cell::NotLoaded(_) => "n/a".to_owned(),
+                        other => fmt_cell_marked(other, c.label(), spec, &mut notes),
+                    });
+            let _ = write!(out, " {text} |");
+        }
+        let _ = write!(out, "\n| | repeated ÷ first |");
+        for &c in &columns {
+            let _ = write!(
+                out,
+                " {} |",
+                ratio(cell_of_cells(&big.repeated, c), first_of(c))
+            );
+        }
+        out.push('\n');
+    }
+    notes.write(&mut out);
+    out
+}
 
 /// A BPE cell: [`fmt_cell_marked`] under this section's column heading.
 fn fmt_cell_bpe(cell: &Cell, imp: Impl, spec: &ModelSpec, notes: &mut Notes) -> String {
@@ -1199,6 +1303,55 @@ fn report_differences(results: &[BpeResult], columns: &[Impl]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_plain_twenty_mb_table_has_first_repeated_and_their_ratio_per_model() {
+        let opts = crate::parse_args(["--family", "spm"].into_iter().map(String::from)).unwrap();
+        let spec = peers::models(Path::new("/nowhere")).remove(0);
+        let done = |mbps| Cell::Done {
+            mbps,
+            passes: 5,
+            reduced: false,
+            verdict: Verdict::Same,
+            cpu_per_wall: Some(1.0),
+        };
+        let big = Big {
+            name: BIG_NAME.to_owned(),
+            bytes: 20_000_000,
+            lines: 250_000,
+            first: vec![
+                (
+                    Impl::Simdtok,
+                    FirstCell::Done {
+                        runs: vec![100.0, 80.0, 120.0],
+                        cpu_per_wall: 1.0,
+                        same: Some(true),
+                    },
+                ),
+                (
+                    Impl::SpmCpp,
+                    FirstCell::Done {
+                        runs: vec![3.0],
+                        cpu_per_wall: 1.0,
+                        same: Some(false),
+                    },
+                ),
+            ],
+            repeated: vec![(Impl::Simdtok, done(150.0)), (Impl::SpmCpp, done(3.0))],
+        };
+        let table = report_big_plain(&opts, &[(&spec, &big)], BIG_NAME);
+        assert!(
+            table.contains(&format!("| `{}` | first | 100 | 3.00 ≠ |", spec.name)),
+            "{table}"
+        );
+        assert!(table.contains("| | repeated | 150 | 3.00 |"), "{table}");
+        assert!(
+            table.contains("| | repeated ÷ first | 1.50× | 1.00× |"),
+            "{table}"
+        );
+        // Another input's rows are not this table's.
+        assert!(report_big_plain(&opts, &[(&spec, &big)], BIG_DOCS_NAME).is_empty());
+    }
 
     #[test]
     fn documents_are_runs_of_whole_lines_covering_the_text() {

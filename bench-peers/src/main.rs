@@ -72,7 +72,8 @@ usage: bench-peers [--family spm|wordpiece|bpe|all|train] [--quick] [--model NAM
                    the 1 MB repeated-character inputs; WordPiece: repeat-a, repeat-中, words-a99;
                    BPE: repeat-a, repeat-space, repeat-中, random-bytes, and en-20mb and
                    en-20mb-docs, the 20 MB first-pass vs repeated-passes measurement line by line
-                   and as documents of 8 KiB)
+                   and as documents of 8 KiB; SentencePiece: the same two on the models of the
+                   English goals)
   --impls LIST     comma-separated. SentencePiece: simdtok,spm-cpp,spm-crate,spm-py,kitoken,tokie
                    (simdtok is always run: it is the reference the others are checked against).
                    WordPiece: tokenizers,simdtok-fast,simdtok-linear,kitoken,tokie (simdtok = both
@@ -82,7 +83,7 @@ usage: bench-peers [--family spm|wordpiece|bpe|all|train] [--quick] [--model NAM
                    tokenizers is 0.23, run only when named)
   --passes N       timed passes per cell (default 5, BPE 3; a warm-up pass that also checks ids
                    comes first)
-  --first-runs N   BPE en-20mb(-docs): fresh processes per first-pass figure, the median (default 3;
+  --first-runs N   en-20mb(-docs): fresh processes per first-pass figure, the median (default 3;
                    --quick: 1)
   --repeat-limit S skip an implementation on a one-text input when one pass is estimated (from 16
                    and 64 KiB prefixes) to take over S seconds (default 30, BPE 10; --quick: 5)
@@ -566,7 +567,16 @@ fn run(opts: &Options) -> Result<String, String> {
         bpe::Inputs::build(opts)?
     };
     let bpe_inputs: Vec<&Input> = corpora.iter().chain(&bpe_extra.one_text).collect();
-    let spm_run = !spm_models.is_empty() && !spm_inputs.is_empty();
+    // The 20 MB first-pass measurement, for the models of the English goals.
+    let mut spm_big = Vec::new();
+    if spm_models.iter().any(|m| SPM_BIG_MODELS.contains(&m.name)) {
+        for name in [bpe::BIG_NAME, bpe::BIG_DOCS_NAME] {
+            if matches(&opts.corpora, name) {
+                spm_big.push(bpe::big_text(&opts.data, name)?);
+            }
+        }
+    }
+    let spm_run = !spm_models.is_empty() && (!spm_inputs.is_empty() || !spm_big.is_empty());
     let wp_run = !wp_models.is_empty() && !wp_inputs.is_empty();
     let bpe_run = !bpe_models.is_empty() && (!bpe_inputs.is_empty() || !bpe_extra.big.is_empty());
     if !spm_run && !wp_run && !bpe_run {
@@ -577,11 +587,18 @@ fn run(opts: &Options) -> Result<String, String> {
     let mut out = String::new();
     if spm_run {
         let results = run_spm(opts, &spm_models, &spm_inputs);
+        let big = run_spm_big(opts, &spm_models, &spm_big);
         let seconds = started.elapsed().as_secs_f64();
         if wp_run {
             out.push_str("## SentencePiece\n\n");
         }
-        out.push_str(&report(opts, &results, seconds));
+        if !results.iter().all(|r| r.rows.is_empty()) {
+            out.push_str(&report(opts, &results, seconds));
+        }
+        let rows: Vec<(&ModelSpec, &bpe::Big)> = big.iter().map(|(m, b)| (m, b)).collect();
+        for input in &spm_big {
+            out.push_str(&bpe::report_big_plain(opts, &rows, &input.name));
+        }
     }
     if wp_run {
         let wp_started = Instant::now();
@@ -606,6 +623,44 @@ fn run(opts: &Options) -> Result<String, String> {
     }
     eprintln!("done in {:.0} s", started.elapsed().as_secs_f64());
     Ok(out)
+}
+
+/// The SentencePiece models of the English goals (issue 24), which get the 20 MB rows.
+const SPM_BIG_MODELS: [&str; 4] = [
+    "botchan_en_unigram_1000",
+    "xlm-roberta-nomic.from-gguf",
+    "botchan_en_bpe_1000",
+    "llama-spm.from-gguf",
+];
+
+/// The 20 MB texts on the SentencePiece models of [`SPM_BIG_MODELS`]: repeated passes in this
+/// process, then each implementation's first pass in fresh processes (as the byte-level BPE
+/// family's `en-20mb` rows). The Python column is left out: it runs in its own process already.
+fn run_spm_big(opts: &Options, models: &[ModelSpec], big: &[Input]) -> Vec<(ModelSpec, bpe::Big)> {
+    let mut out = Vec::new();
+    if big.is_empty() {
+        return out;
+    }
+    for spec in models.iter().filter(|m| SPM_BIG_MODELS.contains(&m.name)) {
+        eprintln!("== {} ({}), 20 MB", spec.name, spec.algorithm);
+        let mut encoders =
+            load_encoders(opts.impls.iter().copied().filter(|i| i.in_process()), spec);
+        let pieces = simdtok::Tokenizer::from_file(&spec.path)
+            .ok()
+            .map(Pieces::Simdtok);
+        for input in big {
+            let result = bpe::run_big(
+                opts,
+                spec,
+                &mut encoders,
+                input,
+                Family::Spm.reference(),
+                pieces.as_ref(),
+            );
+            out.push((spec.clone(), result));
+        }
+    }
+    out
 }
 
 /// The SentencePiece models: simdtok is the reference.
