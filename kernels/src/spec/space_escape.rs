@@ -31,7 +31,7 @@ const NONE: u8 = 0x80;
 /// that produce its output from a source register of the half's eight bytes followed by
 /// [`SPACE_SYMBOL`] at positions 8, 9 and 10: byte `i` where it is not a space, `8, 9, 10`
 /// where it is. The output is `8 + 2 * popcount(mask)` bytes long (at most 24); the rest is
-/// [`NONE`].
+/// `0x80`.
 pub static EXPAND: [[u8; 32]; 256] = expand_table();
 
 const fn expand_table() -> [[u8; 32]; 256] {
