@@ -2,7 +2,8 @@
 //! repeated passes: a quick profiling target (`perf record`), not a comparison (see bench-peers).
 //!
 //! cargo run --release --example throughput -- MODEL CORPUS [PASSES]
-//! (environment: THRASH=MB, BEFORE=MODEL:FILE,…;…, DOCS=BYTES, INPUT=jsonl|raw — see below)
+//! (environment: THRASH=MB, RANDOM=1, BEFORE=MODEL:FILE,…;…, DOCS=BYTES, INPUT=jsonl|raw — see
+//! below)
 
 use std::time::Instant;
 
@@ -84,9 +85,25 @@ fn main() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(0);
     let mut junk = vec![0u8; thrash << 20];
+    // RANDOM=1: the walk visits the lines in a pseudo-random order, as a tokenizer's tables are
+    // read (a sequential walk is inserted at low priority by the last-level cache and leaves
+    // simdtok's tables in it).
+    let random = std::env::var("RANDOM").is_ok_and(|v| v == "1");
+    let mut state = 0x9E37_79B9_7F4A_7C15_u64;
     for pass in 0..passes {
-        for (i, b) in junk.iter_mut().enumerate().step_by(64) {
-            *b = b.wrapping_add(i as u8);
+        if random {
+            let lines = junk.len() / 64;
+            for _ in 0..lines * 2 {
+                state = state
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1_442_695_040_888_963_407);
+                let at = (state >> 33) as usize % lines.max(1) * 64;
+                junk[at] = junk[at].wrapping_add(1);
+            }
+        } else {
+            for (i, b) in junk.iter_mut().enumerate().step_by(64) {
+                *b = b.wrapping_add(i as u8);
+            }
         }
         std::hint::black_box(&junk);
         let t = Instant::now();
