@@ -367,9 +367,51 @@ pub unsafe fn crc32c_many(pieces: &[&[u8]], out: &mut [u32]) {
     }
 }
 
-/// See [`crate::scalar::space_escape::escape_spaces`]: the x86 algorithm (`crate::x86_64`'s
-/// `escape` module) with `tbl` for `pshufb` (an index of 16 or more gives 0, as bit 7 does there)
-/// and each half's mask from weighted bits summed across the half (NEON has no `pmovmskb`).
+/// 16 bytes in a NEON register, for the space escape.
+#[derive(Clone, Copy)]
+pub(crate) struct NeonBytes(uint8x16_t);
+
+// SAFETY (every method): the caller runs on a CPU with NEON (the `EscapeVector` contract); loads
+// and stores touch exactly the 16 bytes their contract names.
+impl generic::escape::EscapeVector for NeonBytes {
+    #[inline(always)]
+    unsafe fn load16(ptr: *const u8) -> Self {
+        unsafe { NeonBytes(vld1q_u8(ptr)) }
+    }
+
+    /// NEON has no `pmovmskb`: each half's compare keeps a weight bit per byte (1, 2, … 128),
+    /// summed across the half.
+    #[inline(always)]
+    unsafe fn space_mask(self) -> u32 {
+        unsafe {
+            let eq = vceqq_u8(self.0, vdupq_n_u8(b' '));
+            let weights = vld1_u8([1u8, 2, 4, 8, 16, 32, 64, 128].as_ptr());
+            let low = vaddv_u8(vand_u8(vget_low_u8(eq), weights)) as u32;
+            let high = vaddv_u8(vand_u8(vget_high_u8(eq), weights)) as u32;
+            low | high << 8
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn halves_with_symbol(self) -> [Self; 2] {
+        let [a, b, c] = crate::spec::space_escape::SPACE_SYMBOL;
+        unsafe {
+            let symbol = vld1_u8([a, b, c, 0, 0, 0, 0, 0].as_ptr());
+            [
+                NeonBytes(vcombine_u8(vget_low_u8(self.0), symbol)),
+                NeonBytes(vcombine_u8(vget_high_u8(self.0), symbol)),
+            ]
+        }
+    }
+
+    /// `tbl` gives 0 for an index of 16 or more, as `pshufb` does for bit 7.
+    #[inline(always)]
+    unsafe fn shuffle_store(source: Self, control: *const u8, out: *mut u8) {
+        unsafe { vst1q_u8(out, vqtbl1q_u8(source.0, vld1q_u8(control))) }
+    }
+}
+
+/// See [`crate::scalar::space_escape::escape_spaces`].
 ///
 /// # Safety
 /// The CPU supports this tier.
@@ -381,56 +423,5 @@ pub unsafe fn escape_spaces(
     collapse: bool,
     prev_space: bool,
 ) -> (usize, bool) {
-    use crate::scalar;
-    use crate::spec::space_escape::{EXPAND, SPACE_SYMBOL, escape_capacity, expanded_len};
-
-    assert!(dst.len() >= escape_capacity(src.len()));
-    let [a, b, c] = SPACE_SYMBOL;
-    let (src_ptr, dst_ptr) = (src.as_ptr(), dst.as_mut_ptr() as *mut u8);
-    let mut prev = prev_space as u32;
-    let (mut i, mut at) = (0, 0);
-    // SAFETY: as in the x86 body: loads read `src[i..i + 16]` with `i + 16 <= src.len()`; a
-    // block at `i` starts writing at `at <= 3 i` and its stores end by `3 i + 56 <= 3 len + 32`,
-    // inside `dst` (asserted above); a half's mask is below 256.
-    unsafe {
-        let spaces = vdupq_n_u8(b' ');
-        let symbol = vld1_u8([a, b, c, 0, 0, 0, 0, 0].as_ptr());
-        let weights = vld1_u8([1u8, 2, 4, 8, 16, 32, 64, 128].as_ptr());
-        while i + 16 <= src.len() {
-            let v = vld1q_u8(src_ptr.add(i));
-            let eq = vceqq_u8(v, spaces);
-            let low = vaddv_u8(vand_u8(vget_low_u8(eq), weights)) as u32;
-            let high = vaddv_u8(vand_u8(vget_high_u8(eq), weights)) as u32;
-            let mask = low | high << 8;
-            if collapse && mask & (mask << 1 | prev) != 0 {
-                // A space after a space: dropped, which the controls cannot express.
-                let (n, last) = scalar::space_escape::escape_spaces(
-                    &src[i..i + 16],
-                    &mut dst[at..],
-                    collapse,
-                    prev == 1,
-                );
-                at += n;
-                prev = last as u32;
-                i += 16;
-                continue;
-            }
-            let sources = [
-                vcombine_u8(vget_low_u8(v), symbol),
-                vcombine_u8(vget_high_u8(v), symbol),
-            ];
-            for (source, half) in sources.into_iter().zip([low, high]) {
-                let control = EXPAND.as_ptr().add(half as usize) as *const u8;
-                let out = dst_ptr.add(at);
-                vst1q_u8(out, vqtbl1q_u8(source, vld1q_u8(control)));
-                vst1q_u8(out.add(16), vqtbl1q_u8(source, vld1q_u8(control.add(16))));
-                at += expanded_len(half);
-            }
-            prev = mask >> 15;
-            i += 16;
-        }
-    }
-    let (n, last) =
-        scalar::space_escape::escape_spaces(&src[i..], &mut dst[at..], collapse, prev == 1);
-    (at + n, last)
+    unsafe { generic::escape::escape_spaces::<NeonBytes>(src, dst, collapse, prev_space) }
 }

@@ -7,6 +7,7 @@
 //! and an intrinsic inside it would stay an out-of-line call.
 
 pub mod classes;
+pub mod escape;
 /// Only the x86 tiers use the row decomposition; NEON has a better 256-entry lookup of its own.
 #[cfg(target_arch = "x86_64")]
 pub mod prune;

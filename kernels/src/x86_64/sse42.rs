@@ -323,5 +323,7 @@ pub unsafe fn escape_spaces(
     collapse: bool,
     prev_space: bool,
 ) -> (usize, bool) {
-    unsafe { super::escape::escape_spaces(src, dst, collapse, prev_space) }
+    unsafe {
+        generic::escape::escape_spaces::<super::escape::SseBytes>(src, dst, collapse, prev_space)
+    }
 }
