@@ -585,6 +585,18 @@ pub fn first_pass_child(args: Vec<String>) -> ExitCode {
 
 // ---- the report ----
 
+/// The repeated-passes cell of implementation `c` in a 20 MB row, under column heading `label`
+/// (`n/a`: it could not load the model; empty: it did not run).
+fn repeated_cell(big: &Big, c: Impl, label: &str, spec: &ModelSpec, notes: &mut Notes) -> String {
+    big.repeated
+        .iter()
+        .find(|(i, _)| *i == c)
+        .map_or(String::new(), |(_, cell)| match cell {
+            Cell::NotLoaded(_) => "n/a".to_owned(),
+            other => fmt_cell_marked(other, label, spec, notes),
+        })
+}
+
 /// The 20 MB rows of a family other than byte-level BPE (SentencePiece): per model, the first
 /// pass of fresh processes, the repeated passes of this process, and their ratio, one column per
 /// implementation that ran.
@@ -661,14 +673,7 @@ pub(crate) fn report_big_plain(opts: &Options, rows: &[(&ModelSpec, &Big)], name
         }
         let _ = write!(out, "\n| | repeated |");
         for &c in &columns {
-            let text =
-                big.repeated
-                    .iter()
-                    .find(|(i, _)| *i == c)
-                    .map_or(String::new(), |(_, cell)| match cell {
-                        Cell::NotLoaded(_) => "n/a".to_owned(),
-                        other => fmt_cell_marked(other, c.label(), spec, &mut notes),
-                    });
+            let text = repeated_cell(big, c, c.label(), spec, &mut notes);
             let _ = write!(out, " {text} |");
         }
         let _ = write!(out, "\n| | repeated ÷ first |");
@@ -1071,14 +1076,7 @@ fn report_big(opts: &Options, results: &[BpeResult], columns: &[Impl], name: &st
         // Repeated passes.
         let _ = write!(out, "| | repeated |");
         for &c in columns {
-            let text =
-                big.repeated
-                    .iter()
-                    .find(|(i, _)| *i == c)
-                    .map_or(String::new(), |(_, cell)| match cell {
-                        Cell::NotLoaded(_) => "n/a".to_owned(),
-                        other => fmt_cell_bpe(other, c, spec, &mut notes),
-                    });
+            let text = repeated_cell(big, c, label(c), spec, &mut notes);
             let _ = write!(out, " {text} |");
         }
         let s = cell_of_cells(&big.repeated, Impl::Simdtok);
