@@ -145,6 +145,10 @@ struct Trainer {
     prev: Vec<u32>,
     next: Vec<u32>,
     word_of: Vec<u32>,
+    /// Under [`Counting::Windows`], the id of the pair that starts at each position (its
+    /// symbol and the next), or `NONE` where it was not looked up: a merge's count changes then
+    /// find the pairs it breaks without a hash lookup. Empty under `NonOverlapping`.
+    pair_at: Vec<u32>,
     word_counts: Vec<u64>,
     /// Characters covered by each token.
     token_len: Vec<u32>,
@@ -260,6 +264,7 @@ impl Trainer {
             prev: Vec::with_capacity(symbols),
             next: Vec::with_capacity(symbols),
             word_of: Vec::with_capacity(symbols),
+            pair_at: Vec::new(),
             word_counts: Vec::new(),
             token_len,
             pair_ids: HashMap::default(),
@@ -275,6 +280,10 @@ impl Trainer {
         };
         // The symbols, linked, and the number of adjacencies of each pair.
         let mut adjacencies: Vec<usize> = Vec::new();
+        let windows = t.counting == Counting::Windows;
+        if windows {
+            t.pair_at.reserve(symbols);
+        }
         for (w, (word, count)) in words.into_iter().enumerate() {
             let base = t.sym.len() as u32;
             for s in word {
@@ -282,6 +291,9 @@ impl Trainer {
                 t.sym.push(s);
                 t.next.push(NONE);
                 t.word_of.push(w as u32);
+                if windows {
+                    t.pair_at.push(NONE);
+                }
                 if pos == base {
                     t.prev.push(NONE);
                     continue;
@@ -289,6 +301,9 @@ impl Trainer {
                 t.prev.push(pos - 1);
                 t.next[pos as usize - 1] = pos;
                 let pair = t.pair(t.sym[pos as usize - 1], s) as usize;
+                if windows {
+                    t.pair_at[pos as usize - 1] = pair as u32;
+                }
                 if pair == adjacencies.len() {
                     adjacencies.push(0);
                 }
@@ -317,7 +332,11 @@ impl Trainer {
         for pos in 0..t.sym.len() {
             let next = t.next[pos];
             if next != NONE {
-                let pair = t.pair_ids[&key(t.sym[pos], t.sym[next as usize])] as usize;
+                let pair = if windows {
+                    t.pair_at[pos] as usize
+                } else {
+                    t.pair_ids[&key(t.sym[pos], t.sym[next as usize])] as usize
+                };
                 t.arena[fill[pair]] = pos as u32;
                 fill[pair] += 1;
             }
@@ -514,19 +533,42 @@ impl Trainer {
         let before = self.prev[pos as usize];
         if before != NONE {
             let b = self.sym[before as usize];
-            self.bump(b, left, -count);
-            if self.formable(b, merged) {
+            self.unbump_at(before, b, left, count);
+            self.pair_at[before as usize] = if self.formable(b, merged) {
                 let pair = self.bump(b, merged, count);
                 self.formed.push((pair, before));
-            }
+                pair
+            } else {
+                NONE
+            };
         }
+        let right_pos = self.next[pos as usize];
         let after = self.link(pos, merged);
+        self.pair_at[pos as usize] = NONE;
         if after != NONE {
             let a = self.sym[after as usize];
-            self.bump(right, a, -count);
+            self.unbump_at(right_pos, right, a, count);
             if self.formable(merged, a) {
                 let pair = self.bump(merged, a, count);
                 self.formed.push((pair, pos));
+                self.pair_at[pos as usize] = pair;
+            }
+        }
+    }
+
+    /// Takes `count` off the pair (left, right) that starts at `pos`: found through `pair_at`
+    /// when it was recorded there, else looked up (and created, at a negative count, as the
+    /// reference does for a pair that was never formed).
+    #[inline]
+    fn unbump_at(&mut self, pos: u32, left: u32, right: u32, count: i64) {
+        match self.pair_at[pos as usize] {
+            NONE => {
+                self.bump(left, right, -count);
+            }
+            pair => {
+                let state = &mut self.pairs[pair as usize];
+                debug_assert_eq!((state.left, state.right), (left, right));
+                state.count -= count;
             }
         }
     }
