@@ -42,7 +42,7 @@ fn run(golden: &Golden, model: &Path, kernels: &'static Kernels, (): ()) -> Resu
 }
 
 /// `<model>` of the trial names: the golden file's name.
-fn config_name(file: &Path, _golden: &Golden) -> String {
+fn config_name(file: &Path, _header: &serde_json::Value) -> String {
     file.file_name()
         .unwrap()
         .to_string_lossy()

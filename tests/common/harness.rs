@@ -24,9 +24,9 @@ use simdtok::kernels::{Kernels, Tier};
 use simdtok::{Encoding, LoadOptions, Tokenizer};
 
 use crate::golden::{
-    self, Golden, case_label, case_text, first_difference, golden_files, ids_digest, json_ids,
-    json_pieces, json_spans, model_path, pieces_digest, read_golden, required_tiers, sha256_hex,
-    spans_digest,
+    self, Golden, LazyGolden, case_label, case_text, first_difference, golden_files, ids_digest,
+    json_ids, json_pieces, json_spans, model_path, pieces_digest, read_header, required_tiers,
+    sha256_hex, spans_digest,
 };
 
 /// Tokens shown on each side of a difference.
@@ -43,25 +43,38 @@ pub const MAX_PANICS: usize = 20;
 pub fn tier_trials<V: Copy + Send + 'static>(
     args: &Arguments,
     dir: &str,
-    config_name: fn(&Path, &Golden) -> String,
+    config_name: fn(&Path, &Value) -> String,
     variants: &[(String, V)],
     run: fn(&Golden, &Path, &'static Kernels, V) -> Result<(), Failed>,
 ) -> Vec<Trial> {
     let required = required_tiers();
     let mut trials = Vec::new();
     for file in golden_files(dir) {
-        let golden = Arc::new(read_golden(&file));
-        let config = config_name(&file, &golden);
-        let model: Result<PathBuf, String> = model_path(&golden.header);
+        let header = read_header(&file);
+        let config = config_name(&file, &header);
+        let model: Result<PathBuf, String> = model_path(&header);
+        // The trials that read the file (tiers this CPU has, when the model is here), so that
+        // the last of them drops it.
+        let runnable = Tier::ALL
+            .iter()
+            .filter(|&&t| Kernels::for_tier(t).is_some())
+            .count()
+            * variants.len();
+        let golden = Arc::new(LazyGolden::new(
+            file.clone(),
+            if model.is_ok() { runnable } else { 0 },
+        ));
         for tier in Tier::ALL {
             for (suffix, variant) in variants {
                 let variant = *variant;
                 let name = format!("{config}::{}{suffix}", tier.name().replace('.', ""));
-                let golden = golden.clone();
                 let trial = match (Kernels::for_tier(tier), &model) {
                     (Some(k), Ok(model)) => {
                         let model = model.clone();
-                        Trial::test(name, move || run(&golden, &model, k, variant))
+                        let golden = Arc::clone(&golden);
+                        Trial::test(name, move || {
+                            golden.with(|golden| run(golden, &model, k, variant))
+                        })
                     }
                     (None, _) if required.contains(&tier) => Trial::test(name, move || {
                         Err(
@@ -90,8 +103,8 @@ pub fn tier_trials<V: Copy + Send + 'static>(
 }
 
 /// `config_name` for [`tier_trials`]: the header's `name`, with `.` and `-` made `_`.
-pub fn header_config_name(_file: &Path, golden: &Golden) -> String {
-    golden.header["name"]
+pub fn header_config_name(_file: &Path, header: &Value) -> String {
+    header["name"]
         .as_str()
         .expect("header name")
         .replace(['.', '-'], "_")
