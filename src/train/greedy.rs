@@ -145,9 +145,10 @@ struct Trainer {
     prev: Vec<u32>,
     next: Vec<u32>,
     word_of: Vec<u32>,
-    /// Under [`Counting::Windows`], the id of the pair that starts at each position (its
-    /// symbol and the next), or `NONE` where it was not looked up: a merge's count changes then
-    /// find the pairs it breaks without a hash lookup. Empty under `NonOverlapping`.
+    /// The id of the pair that starts at each position (its symbol and the next), or `NONE`
+    /// where it was not looked up: the trainer is built, and under [`Counting::Windows`] a
+    /// merge's count changes find the pairs it breaks, without a hash lookup. Kept up to date
+    /// by `merge_windows` only: under `NonOverlapping` it is read only while building.
     pair_at: Vec<u32>,
     word_counts: Vec<u64>,
     /// Characters covered by each token.
@@ -264,7 +265,7 @@ impl Trainer {
             prev: Vec::with_capacity(symbols),
             next: Vec::with_capacity(symbols),
             word_of: Vec::with_capacity(symbols),
-            pair_at: Vec::new(),
+            pair_at: Vec::with_capacity(symbols),
             word_counts: Vec::new(),
             token_len,
             pair_ids: HashMap::default(),
@@ -280,10 +281,6 @@ impl Trainer {
         };
         // The symbols, linked, and the number of adjacencies of each pair.
         let mut adjacencies: Vec<usize> = Vec::new();
-        let windows = t.counting == Counting::Windows;
-        if windows {
-            t.pair_at.reserve(symbols);
-        }
         for (w, (word, count)) in words.into_iter().enumerate() {
             let base = t.sym.len() as u32;
             for s in word {
@@ -291,9 +288,7 @@ impl Trainer {
                 t.sym.push(s);
                 t.next.push(NONE);
                 t.word_of.push(w as u32);
-                if windows {
-                    t.pair_at.push(NONE);
-                }
+                t.pair_at.push(NONE);
                 if pos == base {
                     t.prev.push(NONE);
                     continue;
@@ -301,9 +296,7 @@ impl Trainer {
                 t.prev.push(pos - 1);
                 t.next[pos as usize - 1] = pos;
                 let pair = t.pair(t.sym[pos as usize - 1], s) as usize;
-                if windows {
-                    t.pair_at[pos as usize - 1] = pair as u32;
-                }
+                t.pair_at[pos as usize - 1] = pair as u32;
                 if pair == adjacencies.len() {
                     adjacencies.push(0);
                 }
@@ -332,11 +325,7 @@ impl Trainer {
         for pos in 0..t.sym.len() {
             let next = t.next[pos];
             if next != NONE {
-                let pair = if windows {
-                    t.pair_at[pos] as usize
-                } else {
-                    t.pair_ids[&key(t.sym[pos], t.sym[next as usize])] as usize
-                };
+                let pair = t.pair_at[pos] as usize;
                 t.arena[fill[pair]] = pos as u32;
                 fill[pair] += 1;
             }
