@@ -556,6 +556,58 @@ fn output_file_is_written_only_on_success() {
     assert_eq!(entries(dir.path()), ["out.txt"], "no temporary file left");
 }
 
+/// A path that is not a regular file is written in place: a FIFO stays a FIFO (a rename over it
+/// would leave a plain file where the pipe, or `/dev/null`, was), even for `.npy` output, which
+/// then cannot seek back to its header.
+#[cfg(unix)]
+#[test]
+fn output_to_a_fifo_is_written_in_place() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = temp_dir();
+    let fifo = dir.path().join("pipe");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    assert!(made.expect("mkfifo runs").success());
+    for format in ["ids", "npy"] {
+        let reader = {
+            let fifo = fifo.clone();
+            std::thread::spawn(move || std::fs::read(fifo).unwrap())
+        };
+        let args = [
+            "--output",
+            fifo.to_str().unwrap(),
+            "--output-format",
+            format,
+        ];
+        let out = encode(&args, SAMPLE.as_bytes());
+        assert!(ok(out).is_empty(), "nothing on stdout");
+        let received = reader.join().unwrap();
+        let expected = ok(encode(&["--output-format", format], SAMPLE.as_bytes()));
+        assert_eq!(received, expected, "{format}");
+        let kind = std::fs::symlink_metadata(&fifo).unwrap().file_type();
+        assert!(kind.is_fifo(), "{format}: the FIFO is still a FIFO");
+        assert_eq!(entries(dir.path()), ["pipe"], "no temporary file left");
+    }
+}
+
+/// A symbolic link to a file keeps its link; the file it names gets the result.
+#[cfg(unix)]
+#[test]
+fn output_through_a_symlink_replaces_its_target() {
+    let dir = temp_dir();
+    let file = dir.path().join("real.txt");
+    std::fs::write(&file, "old").unwrap();
+    let link = dir.path().join("link.txt");
+    std::os::unix::fs::symlink(&file, &link).unwrap();
+    let out = encode(&["--output", link.to_str().unwrap()], SAMPLE.as_bytes());
+    assert!(ok(out).is_empty(), "nothing on stdout");
+    assert!(link.is_symlink(), "the link is still a link");
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        ok_text(encode(&[], SAMPLE.as_bytes()))
+    );
+    assert_eq!(entries(dir.path()), ["link.txt", "real.txt"]);
+}
+
 #[test]
 fn unwritable_output_fails_naming_it() {
     let dir = temp_dir();

@@ -1,6 +1,9 @@
 //! Where results go: stdout, or a file that appears under its name only once complete. A file is
 //! written as a temporary file beside its final name (same file system, so the rename is atomic)
 //! and renamed into place by [`Output::finish`]; dropped unfinished, on any failure, it is removed.
+//! A path that names something other than a regular file (`/dev/null`, a FIFO, a terminal) is
+//! written in place: renaming a file over it would replace the device or pipe with a plain file.
+//! A symbolic link to a file keeps its link: the file it points to is the one replaced.
 
 use std::fs::File;
 use std::io::{self, BufWriter, Seek, SeekFrom, Stdout, Write};
@@ -19,6 +22,8 @@ pub struct Output {
 
 enum Target {
     Stdout(BufWriter<Stdout>),
+    /// A device or pipe, written as a stream.
+    Stream(BufWriter<File>),
     File {
         writer: BufWriter<NamedTempFile>,
         path: PathBuf,
@@ -37,12 +42,33 @@ impl Output {
             });
         };
         let name = path.display().to_string();
-        let temp = temporary_beside(path).map_err(|e| Failure::runtime(format!("{name}: {e}")))?;
+        let fail = |e: io::Error| Failure::runtime(format!("{name}: {e}"));
+        // Follows symbolic links: what matters is what the path finally names.
+        match std::fs::metadata(path) {
+            Ok(meta) if !meta.is_file() => {
+                let file = File::options().write(true).open(path).map_err(fail)?;
+                return Ok(Output {
+                    name,
+                    target: Target::Stream(BufWriter::with_capacity(BUFFER, file)),
+                });
+            }
+            Ok(_) if path.is_symlink() => {
+                let target = std::fs::canonicalize(path).map_err(fail)?;
+                return Output::create_file(name, target);
+            }
+            _ => {}
+        }
+        Output::create_file(name, path.clone())
+    }
+
+    /// A regular file at `path`, written beside it and renamed into place by `finish`.
+    fn create_file(name: String, path: PathBuf) -> CliResult<Output> {
+        let temp = temporary_beside(&path).map_err(|e| Failure::runtime(format!("{name}: {e}")))?;
         Ok(Output {
             name,
             target: Target::File {
                 writer: BufWriter::with_capacity(BUFFER, temp),
-                path: path.clone(),
+                path,
             },
         })
     }
@@ -51,12 +77,13 @@ impl Output {
     pub fn write_all(&mut self, bytes: &[u8]) -> CliResult {
         let written = match &mut self.target {
             Target::Stdout(w) => w.write_all(bytes),
+            Target::Stream(w) => w.write_all(bytes),
             Target::File { writer, .. } => writer.write_all(bytes),
         };
         written.map_err(|e| self.error(e))
     }
 
-    /// Whether the output can be rewritten at its start (a file, not stdout).
+    /// Whether the output can be rewritten at its start (a file, not stdout or a device).
     pub fn is_seekable(&self) -> bool {
         matches!(self.target, Target::File { .. })
     }
@@ -79,6 +106,9 @@ impl Output {
     pub fn finish(self) -> CliResult {
         match self.target {
             Target::Stdout(mut w) => w.flush().map_err(stdout_error),
+            Target::Stream(mut w) => w
+                .flush()
+                .map_err(|e| Failure::runtime(format!("{}: {e}", self.name))),
             Target::File { writer, path } => {
                 let fail = |e: io::Error| Failure::runtime(format!("{}: {e}", self.name));
                 let temp = writer.into_inner().map_err(|e| fail(e.into_error()))?;
@@ -92,7 +122,9 @@ impl Output {
     fn error(&self, e: io::Error) -> Failure {
         match self.target {
             Target::Stdout(_) => stdout_error(e),
-            Target::File { .. } => Failure::runtime(format!("{}: {e}", self.name)),
+            Target::Stream(_) | Target::File { .. } => {
+                Failure::runtime(format!("{}: {e}", self.name))
+            }
         }
     }
 }
