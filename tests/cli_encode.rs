@@ -651,6 +651,45 @@ fn invalid_json_names_the_line() {
     fails(&out, 1, &["<stdin>:2:", "invalid JSON"]);
 }
 
+/// With one worker on a machine of several cores, the reader takes the texts out of the JSON
+/// (escapes and all); the results and the line of the first bad record are the same as when
+/// the workers do it, over many blocks.
+#[test]
+fn jsonl_is_read_alike_by_the_reader_and_the_workers() {
+    let mut jsonl = String::new();
+    for i in 0..6000 {
+        let text = format!(
+            "line {i}: caf\u{e9} \"quoted\"\n\ttab {}",
+            "x".repeat(i % 50)
+        );
+        jsonl.push_str(&serde_json::json!({ "id": i, "text": text }).to_string());
+        jsonl.push_str(if i % 3 == 0 { "\r\n" } else { "\n" });
+    }
+    let one = ok_text(encode(
+        &["--input-format", "jsonl", "--threads", "1"],
+        jsonl.as_bytes(),
+    ));
+    let four = ok_text(encode(
+        &["--input-format", "jsonl", "--threads", "4"],
+        jsonl.as_bytes(),
+    ));
+    assert!(one == four, "one thread and four differ");
+    assert_eq!(parse_ids(&one).len(), 6000);
+    for (bad, cause) in [
+        (&b"{\"text\": 7}"[..], "a number, not a string"),
+        (b"{\"text\": oops}", "invalid JSON"),
+        (b"{\"text\": \"caf\xe9\"}", "UTF-8"),
+    ] {
+        let mut input = jsonl.clone().into_bytes();
+        input.extend_from_slice(bad);
+        input.extend_from_slice(b"\n{\"text\": 8}\n");
+        for threads in ["1", "4"] {
+            let out = encode(&["--input-format", "jsonl", "--threads", threads], &input);
+            fails(&out, 1, &["<stdin>:6001:", cause]);
+        }
+    }
+}
+
 #[test]
 fn missing_or_non_string_field_names_the_line() {
     let out = encode(

@@ -1,7 +1,8 @@
 //! Reading texts. The input is read in blocks of whole lines (bounded in bytes, so a huge file
 //! never sits in memory) by one reader thread, which only reads and finds the last line end; the
 //! worker threads split a block into records, check UTF-8 and parse JSON (work worth sharing
-//! out). A `raw` input is one text: it is read in parts cut where the model says a cut cannot
+//! out) — unless the reader has a core to spare, when it does that work itself
+//! ([`Reader::prepare`]). A `raw` input is one text: it is read in parts cut where the model says a cut cannot
 //! change the result ([`simdtok::Tokenizer::last_safe_cut`]), so that it too is encoded on every
 //! core with bounded memory.
 
@@ -47,6 +48,8 @@ pub struct Reader {
     carry: Vec<u8>,
     /// Where a raw input may be cut; `None`: it is read whole.
     raw_cut: Option<RawCut>,
+    /// For `jsonl`: the field whose string is the text.
+    field: Option<String>,
 }
 
 /// What a batch holds.
@@ -82,6 +85,8 @@ pub struct Record<'a> {
     pub bytes: &'a [u8],
     /// The same as text, when its block was checked to be valid UTF-8 as a whole.
     pub text: Option<&'a str>,
+    /// For `jsonl`, when the reader parsed the line: the field's text, or why there is none.
+    pub field: Option<Result<&'a str, &'a str>>,
     /// Its line number, from 1 at the start of its batch (the engine moves the line of a
     /// failure to its place in the input: [`super::Failure::after_lines`]).
     pub line: u64,
@@ -120,10 +125,11 @@ pub fn open(
         field: args.field.clone().unwrap_or_else(|| "text".to_owned()),
         len,
     };
-    Ok((
-        source,
-        Reader::new(read, args.input_format, name, block, raw_cut),
-    ))
+    let mut reader = Reader::new(read, args.input_format, name, block, raw_cut);
+    if source.format == InputFormat::Jsonl {
+        reader.field = Some(source.field.clone());
+    }
+    Ok((source, reader))
 }
 
 /// Opens `path` (`-` or none: stdin) as `ids` lines, for `decode`.
@@ -147,6 +153,10 @@ pub struct Block {
     prepared: Option<Prepared>,
     /// The positions of the line ends (`\n`), when prepared; kept for its allocation.
     ends: Vec<u32>,
+    /// For `jsonl`, when prepared and valid UTF-8: each line's text field, in order.
+    fields: Vec<Field>,
+    /// The texts of `fields` that held escapes, unescaped.
+    unescaped: String,
 }
 
 /// What a preparing reader found in a block.
@@ -154,6 +164,16 @@ pub struct Block {
 struct Prepared {
     /// `bytes[..len]` is valid UTF-8.
     utf8: bool,
+}
+
+/// The text field of a JSON line, as the reader found it.
+enum Field {
+    /// These bytes of the block (the string had no escape).
+    Block(u32, u32),
+    /// These bytes of [`Block::unescaped`].
+    Unescaped(u32, u32),
+    /// Why the line has no text.
+    Error(String),
 }
 
 impl Block {
@@ -167,19 +187,48 @@ impl Block {
         self.len = 0;
         self.prepared = None;
         self.ends.clear();
+        self.fields.clear();
+        self.unescaped.clear();
     }
 
-    /// Finds the line ends (for `lines`) and checks the bytes as UTF-8.
-    fn prepare(&mut self, lines: bool) {
+    /// Finds the line ends (for `lines`), checks the bytes as UTF-8 and, given a JSON `field`,
+    /// takes each line's text out of it (a block with a bad byte leaves that to the workers,
+    /// which report the first bad line).
+    fn prepare(&mut self, lines: bool, field: Option<&str>) {
         let data = &self.bytes[..self.len];
         self.ends.clear();
         if lines {
             self.ends
                 .extend(memchr::memchr_iter(b'\n', data).map(|i| i as u32));
         }
+        let text = std::str::from_utf8(data).ok();
         self.prepared = Some(Prepared {
-            utf8: std::str::from_utf8(data).is_ok(),
+            utf8: text.is_some(),
         });
+        self.fields.clear();
+        self.unescaped.clear();
+        let (Some(text), Some(field)) = (text, field) else {
+            return;
+        };
+        let ends = self.ends.iter().map(|&i| i as usize);
+        for (from, to) in line_spans(data, ends) {
+            self.fields.push(match field_text(&text[from..to], field) {
+                Ok(Cow::Borrowed(t)) => {
+                    let start = t.as_ptr() as usize - data.as_ptr() as usize;
+                    Field::Block(start as u32, (start + t.len()) as u32)
+                }
+                Ok(Cow::Owned(t)) => {
+                    let start = self.unescaped.len();
+                    self.unescaped.push_str(&t);
+                    Field::Unescaped(start as u32, self.unescaped.len() as u32)
+                }
+                Err(cause) => Field::Error(cause),
+            });
+        }
+        // Unescaped texts are under 4 GiB as long as the block is (positions are 32-bit).
+        if self.unescaped.len() > u32::MAX as usize {
+            self.fields.clear();
+        }
     }
 
     /// Appends `more`.
@@ -224,11 +273,13 @@ impl Reader {
             block: block.max(1),
             carry: Vec::new(),
             raw_cut: raw_cut.filter(|_| format == InputFormat::Raw),
+            field: None,
         }
     }
 
-    /// Makes the reader find each block's line ends and check its UTF-8 itself, sparing the
-    /// workers that scan — for a reader with a core to spare (fewer workers than cores).
+    /// Makes the reader find each block's line ends, check its UTF-8 and (for `jsonl`) take
+    /// the texts out of its JSON itself, sparing the workers that work — for a reader with a
+    /// core to spare (fewer workers than cores).
     /// Blocks must stay under 4 GiB (positions are 32-bit): blocks longer than that are left
     /// to the workers.
     pub fn prepare(&mut self, prepare: bool) {
@@ -300,7 +351,7 @@ impl Reader {
             return Ok(None);
         }
         if self.prepare && data.len <= u32::MAX as usize {
-            data.prepare(true);
+            data.prepare(true, self.field.as_deref());
         }
         Ok(Some(Batch {
             consumed: data.len as u64,
@@ -346,7 +397,7 @@ impl Reader {
         };
         data.split_off_into(end, &mut self.carry);
         if self.prepare {
-            data.prepare(false);
+            data.prepare(false, None);
         }
         let base = self.next_base;
         self.next_base += data.len as u64;
@@ -390,51 +441,62 @@ impl Batch {
             Some(Prepared { utf8: false }) => None,
             None => std::str::from_utf8(data).ok(),
         };
-        let (part, lines) = (self.part, self.lines);
-        // Line ends: found by the reader, or here.
-        let mut found = self.data.ends.iter().map(|&i| i as usize);
-        let mut searched = memchr::memchr_iter(b'\n', data);
-        let prepared = self.data.prepared.is_some();
-        let mut start = 0;
-        let mut line = 1;
-        let mut whole = !lines;
-        std::iter::from_fn(move || {
-            let (from, to, next) = if whole {
-                whole = false;
-                (0, data.len(), data.len())
-            } else if !lines || start >= data.len() {
-                return None;
-            } else {
-                let end = if prepared {
-                    found.next()
-                } else {
-                    searched.next()
-                };
-                match end {
-                    // A line ends at its "\n", and a "\r" just before it belongs to the line end.
-                    Some(i) => {
-                        let end = if i > start && data[i - 1] == b'\r' {
-                            i - 1
-                        } else {
-                            i
-                        };
-                        (start, end, i + 1)
-                    }
-                    // A last line without "\n" keeps everything.
-                    None => (start, data.len(), data.len()),
+        let part = self.part;
+        let block = &self.data;
+        let spans: Box<dyn Iterator<Item = (usize, usize)> + '_> = if !self.lines {
+            Box::new(std::iter::once((0, data.len())))
+        } else if block.prepared.is_some() {
+            Box::new(line_spans(data, block.ends.iter().map(|&i| i as usize)))
+        } else {
+            Box::new(line_spans(data, memchr::memchr_iter(b'\n', data)))
+        };
+        spans.enumerate().map(move |(i, (from, to))| Record {
+            bytes: &data[from..to],
+            text: valid.map(|v| &v[from..to]),
+            field: block.fields.get(i).map(|field| match field {
+                &Field::Block(a, b) => {
+                    Ok(&valid.expect("fields need valid UTF-8")[a as usize..b as usize])
                 }
-            };
-            start = next;
-            let record = Record {
-                bytes: &data[from..to],
-                text: valid.map(|v| &v[from..to]),
-                line,
-                part,
-            };
-            line += 1;
-            Some(record)
+                &Field::Unescaped(a, b) => Ok(&block.unescaped[a as usize..b as usize]),
+                Field::Error(cause) => Err(cause.as_str()),
+            }),
+            line: i as u64 + 1,
+            part,
         })
     }
+}
+
+/// The lines of `data` as (start, end) spans, given the positions of its `\n`s in order: a line
+/// ends at its `\n`, and a `\r` just before it belongs to the line end; a last line without
+/// `\n` keeps everything; nothing follows a final `\n`.
+fn line_spans(
+    data: &[u8],
+    mut ends: impl Iterator<Item = usize>,
+) -> impl Iterator<Item = (usize, usize)> {
+    let mut start = 0;
+    std::iter::from_fn(move || {
+        if start >= data.len() {
+            return None;
+        }
+        let span = match ends.next() {
+            Some(i) => {
+                let end = if i > start && data[i - 1] == b'\r' {
+                    i - 1
+                } else {
+                    i
+                };
+                let span = (start, end);
+                start = i + 1;
+                span
+            }
+            None => {
+                let span = (start, data.len());
+                start = data.len();
+                span
+            }
+        };
+        Some(span)
+    })
 }
 
 impl Source {
@@ -455,6 +517,11 @@ impl Source {
             InputFormat::Lines | InputFormat::Raw => self.line(record).map(Cow::Borrowed),
             InputFormat::Jsonl => {
                 let fail = |cause: String| Failure::at(&self.name, record.line, cause);
+                if let Some(field) = record.field {
+                    return field
+                        .map(Cow::Borrowed)
+                        .map_err(|cause| fail(cause.to_owned()));
+                }
                 let text = utf8(record).map_err(|(_, cause)| fail(cause))?;
                 field_text(text, &self.field).map_err(fail)
             }
@@ -577,6 +644,69 @@ mod tests {
             records(reader(b"\n", InputFormat::Lines, 4, 4)),
             vec![(vec![], 1)]
         );
+    }
+
+    /// Each JSON line's text (or the failure's message), as the workers would report it.
+    fn jsonl_texts(mut r: Reader, field: &str) -> Vec<Result<String, String>> {
+        let source = Source {
+            field: field.to_owned(),
+            ..Source::for_tests("t")
+        };
+        let source = Source {
+            format: InputFormat::Jsonl,
+            ..source
+        };
+        let mut out = Vec::new();
+        let mut before = 0;
+        while let Some(batch) = r.next_batch(Block::default()).unwrap() {
+            let mut n = 0;
+            for rec in batch.records() {
+                let text = source.text(rec).map(|t| t.into_owned());
+                let text = text.map_err(|f| f.message.unwrap_or_default());
+                out.push(text.map_err(|e| format!("{e} (after {before} lines)")));
+                n += 1;
+            }
+            before += batch.lines(n);
+        }
+        out
+    }
+
+    #[test]
+    fn jsonl_texts_taken_out_by_the_reader_equal_the_workers() {
+        let lines = [
+            r#"{"text": "plain"}"#,
+            r#"{"id": 1, "text": "esc\"aped\n\u00e9", "x": [1]}"#,
+            r#"{"text": 7}"#,
+            "",
+            r#"{"other": "x"}"#,
+            "{\"text\": \"caf\u{e9}\"}",
+            r#"not json"#,
+            r#"{"text": "a\u0000b"}"#,
+        ];
+        let mut input = lines.join("\r\n").into_bytes();
+        input.extend_from_slice(b"\n{\"text\": \"last\"}");
+        let mut bad = input.clone();
+        bad.extend_from_slice(b"\n{\"text\": \"caf\xe9\"}\n{\"text\": \"x\"}\n");
+        for input in [input, bad] {
+            for block in [1, 5, 30, 1000] {
+                let plain = jsonl_texts(
+                    reader_over(&input, InputFormat::Jsonl, block, false),
+                    "text",
+                );
+                let mut prepared = reader_over(&input, InputFormat::Jsonl, block, true);
+                prepared.field = Some("text".into());
+                let prepared = jsonl_texts(prepared, "text");
+                assert_eq!(
+                    plain.len(),
+                    lines.len() + 1 + 2 * usize::from(plain.len() > 9)
+                );
+                assert_eq!(prepared, plain, "block {block}");
+                assert_eq!(plain[0], Ok("plain".into()));
+                assert_eq!(plain[1], Ok("esc\"aped\n\u{e9}".into()));
+                let number = plain[2].as_ref().unwrap_err();
+                assert!(number.contains("field \"text\" is a number"), "{number}");
+            }
+        }
     }
 
     #[test]
