@@ -500,6 +500,69 @@ fn npy_is_a_valid_u4_array() {
     assert_eq!((shape, data.len()), (0, 0));
 }
 
+/// `.npy` on a stdout that is a file: rewritten in place at the position stdout started from
+/// (`> out.npy`, or after what the shell wrote before), or, opened for appending (`>> out.npy`,
+/// where a positioned write would land at the end), spilled to a temporary file first; either
+/// way the same array as on a pipe. `/dev/null` takes it too.
+#[cfg(unix)]
+#[test]
+fn npy_on_a_stdout_that_is_a_file() {
+    use std::process::{Command, Stdio};
+    let piped = ok(encode(&["--output-format", "npy"], SAMPLE.as_bytes()));
+    let dir = temp_dir();
+    let run = |stdout: std::fs::File| {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_simdtok"))
+            .args(["encode", "--model", &model(), "--output-format", "npy"])
+            .stdin(Stdio::piped())
+            .stdout(stdout)
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        use std::io::Write;
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(SAMPLE.as_bytes())
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success(), "stderr: {}", stderr(&out));
+    };
+    for (name, prefix, append) in [
+        ("plain", "", false),
+        ("after", "before", false),
+        ("append", "old", true),
+    ] {
+        let path = dir.path().join(format!("{name}.npy"));
+        std::fs::write(&path, prefix).unwrap();
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true);
+        if append {
+            options.append(true);
+        }
+        let mut file = options.open(&path).unwrap();
+        if !append {
+            use std::io::Seek;
+            file.seek(std::io::SeekFrom::End(0)).unwrap();
+        }
+        run(file);
+        let written = std::fs::read(&path).unwrap();
+        assert_eq!(&written[..prefix.len()], prefix.as_bytes(), "{name}");
+        assert!(
+            written[prefix.len()..] == piped[..],
+            "{name}: not the piped array"
+        );
+    }
+    let null = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/null")
+        .unwrap();
+    run(null);
+    let kind = std::fs::metadata("/dev/null").unwrap().file_type();
+    use std::os::unix::fs::FileTypeExt;
+    assert!(kind.is_char_device(), "/dev/null is still a device");
+}
+
 // ---- threads and output files ----
 
 #[test]

@@ -21,7 +21,8 @@ pub struct Output {
 }
 
 enum Target {
-    Stdout(BufWriter<Stdout>),
+    /// Stdout, and where its start can be rewritten, if it can (see [`rewritable_stdout`]).
+    Stdout(BufWriter<Stdout>, Option<Rewrite>),
     /// A device or pipe, written as a stream.
     Stream(BufWriter<File>),
     File {
@@ -38,7 +39,10 @@ impl Output {
         let Some(path) = path.as_ref().filter(|p| p.as_os_str() != "-") else {
             return Ok(Output {
                 name: "<stdout>".to_owned(),
-                target: Target::Stdout(BufWriter::with_capacity(BUFFER, io::stdout())),
+                target: Target::Stdout(
+                    BufWriter::with_capacity(BUFFER, io::stdout()),
+                    rewritable_stdout(),
+                ),
             });
         };
         let name = path.display().to_string();
@@ -76,36 +80,43 @@ impl Output {
     /// Writes `bytes`.
     pub fn write_all(&mut self, bytes: &[u8]) -> CliResult {
         let written = match &mut self.target {
-            Target::Stdout(w) => w.write_all(bytes),
+            Target::Stdout(w, _) => w.write_all(bytes),
             Target::Stream(w) => w.write_all(bytes),
             Target::File { writer, .. } => writer.write_all(bytes),
         };
         written.map_err(|e| self.error(e))
     }
 
-    /// Whether the output can be rewritten at its start (a file, not stdout or a device).
+    /// Whether the output can be rewritten at its start: a file, or a stdout that is a plain
+    /// file not opened for appending, or `/dev/null` (not a pipe, terminal or other device).
     pub fn is_seekable(&self) -> bool {
-        matches!(self.target, Target::File { .. })
+        matches!(
+            self.target,
+            Target::File { .. } | Target::Stdout(_, Some(_))
+        )
     }
 
     /// Overwrites the start of a file output with `bytes` (for the `.npy` header, whose length
     /// is known only at the end), then returns to its end.
     pub fn overwrite_start(&mut self, bytes: &[u8]) -> CliResult {
-        let Target::File { writer, .. } = &mut self.target else {
-            unreachable!("only file outputs are rewritten");
+        let result = match &mut self.target {
+            Target::File { writer, .. } => (|| {
+                writer.seek(SeekFrom::Start(0))?;
+                writer.write_all(bytes)?;
+                writer.seek(SeekFrom::End(0)).map(drop)
+            })(),
+            Target::Stdout(writer, Some(rewrite)) => {
+                writer.flush().and_then(|()| rewrite.write_at_start(bytes))
+            }
+            _ => unreachable!("only seekable outputs are rewritten"),
         };
-        let result = (|| {
-            writer.seek(SeekFrom::Start(0))?;
-            writer.write_all(bytes)?;
-            writer.seek(SeekFrom::End(0)).map(drop)
-        })();
         result.map_err(|e| self.error(e))
     }
 
     /// Flushes everything and, for a file, renames it into place.
     pub fn finish(self) -> CliResult {
         match self.target {
-            Target::Stdout(mut w) => w.flush().map_err(stdout_error),
+            Target::Stdout(mut w, _) => w.flush().map_err(stdout_error),
             Target::Stream(mut w) => w
                 .flush()
                 .map_err(|e| Failure::runtime(format!("{}: {e}", self.name))),
@@ -121,7 +132,7 @@ impl Output {
 
     fn error(&self, e: io::Error) -> Failure {
         match self.target {
-            Target::Stdout(_) => stdout_error(e),
+            Target::Stdout(..) => stdout_error(e),
             Target::Stream(_) | Target::File { .. } => {
                 Failure::runtime(format!("{}: {e}", self.name))
             }
@@ -165,4 +176,57 @@ fn temporary_beside(path: &Path) -> io::Result<NamedTempFile> {
 /// An anonymous temporary file (for `.npy` data bound for stdout; see `npy`).
 pub fn spill_file() -> CliResult<File> {
     tempfile::tempfile().map_err(|e| Failure::runtime(format!("temporary file: {e}")))
+}
+
+/// Where a stdout that can be rewritten started: its own handle and the offset of its first byte.
+struct Rewrite {
+    file: File,
+    start: u64,
+}
+
+impl Rewrite {
+    /// Writes `bytes` at stdout's start, leaving its position where it was.
+    fn write_at_start(&self, bytes: &[u8]) -> io::Result<()> {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::FileExt;
+            self.file.write_all_at(bytes, self.start)
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = (bytes, &self.file, self.start);
+            Err(io::Error::other("stdout cannot be rewritten here"))
+        }
+    }
+}
+
+/// Whether stdout's start can be rewritten (for the `.npy` header, whose length is known at the
+/// end; otherwise the ids wait in a temporary file): a plain file not opened for appending (the
+/// shell's `> out.npy`; with `>>` a positioned write would append), or `/dev/null`, where every
+/// write vanishes (GNU tar spots it the same way). Pipes, terminals and other devices cannot.
+#[cfg(unix)]
+fn rewritable_stdout() -> Option<Rewrite> {
+    use std::os::fd::AsFd;
+    use std::os::unix::fs::MetadataExt;
+    let file = File::from(io::stdout().as_fd().try_clone_to_owned().ok()?);
+    let meta = file.metadata().ok()?;
+    let null = std::fs::metadata("/dev/null").ok();
+    let is_null =
+        null.is_some_and(|n| !meta.is_file() && n.dev() == meta.dev() && n.ino() == meta.ino());
+    if is_null {
+        return Some(Rewrite { file, start: 0 });
+    }
+    // SAFETY: F_GETFL on a descriptor this process owns (a duplicate of stdout) reads its flags
+    // and changes nothing.
+    let flags = unsafe { libc::fcntl(std::os::fd::AsRawFd::as_raw_fd(&file), libc::F_GETFL) };
+    if !meta.is_file() || flags < 0 || flags & libc::O_APPEND != 0 {
+        return None;
+    }
+    let start = (&file).stream_position().ok()?;
+    Some(Rewrite { file, start })
+}
+
+#[cfg(not(unix))]
+fn rewritable_stdout() -> Option<Rewrite> {
+    None
 }
