@@ -443,16 +443,22 @@ impl Batch {
         };
         let part = self.part;
         let block = &self.data;
-        let spans: Box<dyn Iterator<Item = (usize, usize)> + '_> = if !self.lines {
-            Box::new(std::iter::once((0, data.len())))
+        let mut whole = (!self.lines).then_some((0, data.len()));
+        let ends = if !self.lines {
+            Ends::Found([].iter())
         } else if block.prepared.is_some() {
-            Box::new(line_spans(data, block.ends.iter().map(|&i| i as usize)))
+            Ends::Found(block.ends.iter())
         } else {
-            Box::new(line_spans(data, memchr::memchr_iter(b'\n', data)))
+            Ends::Searched(memchr::memchr_iter(b'\n', data))
         };
+        // A raw part is one record, `whole`, and no lines.
+        let mut lines = line_spans(if self.lines { data } else { &[] }, ends);
+        let spans = std::iter::from_fn(move || whole.take().or_else(|| lines.next()));
         spans.enumerate().map(move |(i, (from, to))| Record {
             bytes: &data[from..to],
-            text: valid.map(|v| &v[from..to]),
+            // SAFETY: `from` and `to` are 0, the end, or at a "\r" or "\n" (ASCII), so they are
+            // character boundaries of the valid `v`, and in bounds (`data[from..to]` above).
+            text: valid.map(|v| unsafe { v.get_unchecked(from..to) }),
             field: block.fields.get(i).map(|field| match field {
                 &Field::Block(a, b) => {
                     Ok(&valid.expect("fields need valid UTF-8")[a as usize..b as usize])
@@ -463,6 +469,24 @@ impl Batch {
             line: i as u64 + 1,
             part,
         })
+    }
+}
+
+/// The positions of a block's line ends: found by the reader, or searched for here.
+enum Ends<'a> {
+    Found(std::slice::Iter<'a, u32>),
+    Searched(memchr::Memchr<'a>),
+}
+
+impl Iterator for Ends<'_> {
+    type Item = usize;
+
+    #[inline]
+    fn next(&mut self) -> Option<usize> {
+        match self {
+            Ends::Found(ends) => ends.next().map(|&i| i as usize),
+            Ends::Searched(ends) => ends.next(),
+        }
     }
 }
 
