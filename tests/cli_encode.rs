@@ -676,7 +676,27 @@ fn unwritable_output_fails_naming_it() {
     let dir = temp_dir();
     let path = dir.path().join("missing-dir").join("out.txt");
     let out = encode(&["--output", path.to_str().unwrap()], b"x\n");
-    fails(&out, 1, &["missing-dir"]);
+    fails(&out, 1, &["out.txt: no such directory", "missing-dir"]);
+    assert!(!stderr(&out).contains(".partial"), "{}", stderr(&out));
+    // A directory that cannot be written to: the cause, without the temporary file's name
+    // (root writes to a read-only mode anyway; `/sys` is read-only to root too).
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let locked = dir.path().join("locked");
+        std::fs::create_dir(&locked).unwrap();
+        std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o500)).unwrap();
+        for unwritable in [locked.as_path(), Path::new("/sys")] {
+            if !unwritable.is_dir() || std::fs::write(unwritable.join("probe"), "").is_ok() {
+                continue;
+            }
+            let target = unwritable.join("out.txt");
+            let out = encode(&["--output", target.to_str().unwrap()], b"x\n");
+            fails(&out, 1, &["out.txt: "]);
+            assert!(!stderr(&out).contains(".partial"), "{}", stderr(&out));
+        }
+        std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o700)).unwrap();
+    }
 }
 
 // ---- bad input ----

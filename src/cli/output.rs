@@ -67,7 +67,22 @@ impl Output {
 
     /// A regular file at `path`, written beside it and renamed into place by `finish`.
     fn create_file(name: String, path: PathBuf) -> CliResult<Output> {
-        let temp = temporary_beside(&path).map_err(|e| Failure::runtime(format!("{name}: {e}")))?;
+        // Said plainly: the temporary file's errors name the temporary file.
+        let dir = directory_of(&path);
+        if !dir.is_dir() {
+            return Err(Failure::runtime(format!(
+                "{name}: no such directory: {}",
+                dir.display()
+            )));
+        }
+        let temp = temporary_beside(&path).map_err(|e| {
+            // tempfile appends ` at path "<temporary name>"` to the cause.
+            let message = e.to_string();
+            let cause = message
+                .rsplit_once(" at path ")
+                .map_or(&*message, |(c, _)| c);
+            Failure::runtime(format!("{name}: {cause}"))
+        })?;
         Ok(Output {
             name,
             target: Target::File {
@@ -150,13 +165,18 @@ fn stdout_error(e: io::Error) -> Failure {
     }
 }
 
+/// The directory `path` is in (`.` for a bare name).
+fn directory_of(path: &Path) -> &Path {
+    match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    }
+}
+
 /// A new temporary file in `path`'s directory, named after it, with the permissions a plain
 /// `File::create` would give (tempfile's default of 0600 would surprise whoever reads the result).
 fn temporary_beside(path: &Path) -> io::Result<NamedTempFile> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
+    let dir = directory_of(path);
     let stem = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
