@@ -563,6 +563,47 @@ fn npy_on_a_stdout_that_is_a_file() {
     assert!(kind.is_char_device(), "/dev/null is still a device");
 }
 
+/// An input file of more than 4 MiB is read through a memory map: every input format gives
+/// what the same bytes give through stdin (read), on one thread and on four.
+#[test]
+fn a_large_input_file_reads_as_stdin_does() {
+    let mut text = many_lines(1);
+    while text.len() < 5 << 20 {
+        text.push_str(&many_lines(2000));
+    }
+    let jsonl: String = text
+        .lines()
+        .map(|l| serde_json::json!({ "text": l }).to_string() + "\n")
+        .collect();
+    let dir = temp_dir();
+    for (format, content) in [("lines", &text), ("jsonl", &jsonl), ("raw", &text)] {
+        let path = dir.path().join(format!("input.{format}"));
+        std::fs::write(&path, content).unwrap();
+        let piped = ok(encode(
+            &["--input-format", format, "--output-format", "u32"],
+            content.as_bytes(),
+        ));
+        assert!(piped.len() > 1 << 20, "{format}: {} bytes", piped.len());
+        for threads in ["1", "4"] {
+            let args = [
+                "--input",
+                path.to_str().unwrap(),
+                "--input-format",
+                format,
+                "--output-format",
+                "u32",
+                "--threads",
+                threads,
+            ];
+            let mapped = ok(encode(&args, b""));
+            assert!(
+                mapped == piped,
+                "{format}, {threads} threads: differs from stdin"
+            );
+        }
+    }
+}
+
 // ---- threads and output files ----
 
 #[test]
