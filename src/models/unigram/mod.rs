@@ -329,20 +329,17 @@ impl Unigram {
         let mut pieces = std::mem::take(&mut scratch.planned_pieces);
         words.clear();
         pieces.clear();
-        let mut start = 0usize;
-        while start < normalized.len() {
-            let end = next_word_start(normalized, start);
+        for_each_word(normalized, scratch, |scratch, span, key| {
             let from = pieces.len();
-            let max_base = self.plan_word(normalized, start, end, scratch, &mut pieces);
+            let max_base = self.plan_word(normalized, span.clone(), key, scratch, &mut pieces);
             words.push(PlannedWord {
-                start,
-                end,
+                start: span.start,
+                end: span.end,
                 max_base,
                 pieces: from..pieces.len(),
                 refused: None,
             });
-            start = end;
-        }
+        });
         // The running score through the part, with the same chain of additions as `reuse`;
         // a word the guard refuses gets the reference's pass here, its segments set aside.
         let mut base = score.wait();
@@ -388,16 +385,17 @@ impl Unigram {
     fn plan_word(
         &self,
         text: &[u8],
-        start: usize,
-        end: usize,
+        span: std::ops::Range<usize>,
+        key: Option<WordKey>,
         scratch: &mut UnigramScratch,
         pieces: &mut Vec<PathPiece>,
     ) -> f32 {
-        let len = end - start;
-        if len > MAX_KEY || scratch.cache.skips() {
+        let (start, len) = (span.start, span.len());
+        let Some(key) = key.filter(|_| !scratch.cache.skips()) else {
             return 0.0;
-        }
-        let Some(hit) = scratch.cache.get(text, start, len) else {
+        };
+        let Some(hit) = scratch.cache.get_keyed(&key) else {
+            let end = span.end;
             let word = &text[start..end];
             let max_base = self.analyze(word, &mut scratch.exact, &mut scratch.path);
             scratch
@@ -448,37 +446,9 @@ impl Unigram {
     ) -> f32 {
         assert!(self.words_independent, "the model's pieces span words");
         scratch.cache.claim(self.cache_owner, self.id_bits);
-        let n = normalized.len();
-        // The word starting at `s` (below `n`): its end and its key.
-        let word_at = |s: usize| {
-            let e = next_word_start(normalized, s);
-            (
-                e,
-                (e - s <= MAX_KEY).then(|| UnigramCache::word_key(normalized, s, e - s)),
-            )
-        };
-        let (mut end, mut key) = word_at(0);
-        // The word after it, whose cache set is on its way while this word is done, and the
-        // one after that, prefetched in turn.
-        let (mut next_end, mut next_key) = if end < n { word_at(end) } else { (n, None) };
-        if let Some(k) = &next_key {
-            scratch.cache.prefetch(k);
-        }
-        let mut start = 0usize;
-        while start < n {
-            let (after_end, after_key) = if next_end < n {
-                word_at(next_end)
-            } else {
-                (n, None)
-            };
-            if let Some(k) = &after_key {
-                scratch.cache.prefetch(k);
-            }
-            base = self.encode_word(normalized, start..end, key, base, scratch, out);
-            start = end;
-            (end, key) = (next_end, next_key);
-            (next_end, next_key) = (after_end, after_key);
-        }
+        for_each_word(normalized, scratch, |scratch, span, key| {
+            base = self.encode_word(normalized, span, key, base, scratch, out);
+        });
         base
     }
 
@@ -726,6 +696,50 @@ impl Unigram {
         }
         out[first..].reverse();
         best[n].score
+    }
+}
+
+/// Calls `f(scratch, span, key)` for each word of `normalized` in order, with its cache key
+/// (`None` for a word too long for the cache), while the cache set of the word after it is on
+/// its way and the one after that is prefetched in turn: a word's lookup then rarely waits for
+/// memory.
+#[inline(always)]
+fn for_each_word(
+    normalized: &[u8],
+    scratch: &mut UnigramScratch,
+    mut f: impl FnMut(&mut UnigramScratch, std::ops::Range<usize>, Option<WordKey>),
+) {
+    let n = normalized.len();
+    // The word starting at `s` (below `n`): its end and its key.
+    let word_at = |s: usize| {
+        let e = next_word_start(normalized, s);
+        (
+            e,
+            (e - s <= MAX_KEY).then(|| UnigramCache::word_key(normalized, s, e - s)),
+        )
+    };
+    if n == 0 {
+        return;
+    }
+    let (mut end, mut key) = word_at(0);
+    let (mut next_end, mut next_key) = if end < n { word_at(end) } else { (n, None) };
+    if let Some(k) = &next_key {
+        scratch.cache.prefetch(k);
+    }
+    let mut start = 0usize;
+    while start < n {
+        let (after_end, after_key) = if next_end < n {
+            word_at(next_end)
+        } else {
+            (n, None)
+        };
+        if let Some(k) = &after_key {
+            scratch.cache.prefetch(k);
+        }
+        f(scratch, start..end, key);
+        start = end;
+        (end, key) = (next_end, next_key);
+        (next_end, next_key) = (after_end, after_key);
     }
 }
 
