@@ -66,6 +66,8 @@ pub struct UnigramScratch {
     /// ([`Unigram::encode_part`]).
     planned: Vec<PlannedWord>,
     planned_pieces: Vec<PathPiece>,
+    /// The words of the plan the guard refused, and their segments (set aside in the output).
+    refused: Vec<(usize, std::ops::Range<usize>)>,
     /// Words whose cached path was reused, and words the guard sent to the full pass.
     #[cfg(test)]
     reused: usize,
@@ -87,17 +89,17 @@ pub trait RunningScore {
     fn done(&mut self, score: f32);
 }
 
-/// A word of a part and its cached path ([`Unigram::encode_part`]).
+/// A word of a part and its cached path ([`Unigram::encode_part`]). Twelve bytes, so that a
+/// part's plan (a word every six bytes of English) stays in the cache between the planning and
+/// the two passes over it (with the word's end, its range of pieces and room for a refusal,
+/// the entry took 64 bytes).
 #[derive(Clone, Debug)]
 struct PlannedWord {
-    start: usize,
-    end: usize,
+    start: u32,
     /// Its path is reused when the running score's magnitude is below this.
     max_base: f32,
-    /// Its path, in the part's list of pieces.
-    pieces: std::ops::Range<usize>,
-    /// When the guard refused the path: the segments of the reference's pass over the word.
-    refused: Option<std::ops::Range<usize>>,
+    /// Its path is the part's list of pieces from the word before's end to this.
+    pieces_end: u32,
 }
 
 /// What [`Unigram::for_each_candidate`] found at a position besides its candidates.
@@ -324,26 +326,46 @@ impl Unigram {
             return base;
         }
         assert!(self.words_independent, "the model's pieces span words");
+        if u32::try_from(normalized.len()).is_err() {
+            // Positions of the plan are 32-bit: a part this long is done once the score is in.
+            let base = self.encode_words(normalized, score.wait(), scratch, out);
+            score.done(base);
+            return base;
+        }
         scratch.cache.claim(self.cache_owner, self.id_bits);
         let mut words = std::mem::take(&mut scratch.planned);
         let mut pieces = std::mem::take(&mut scratch.planned_pieces);
         words.clear();
         pieces.clear();
         for_each_word(normalized, scratch, |scratch, span, key| {
-            let from = pieces.len();
-            let max_base = self.plan_word(normalized, span.clone(), key, scratch, &mut pieces);
+            let start = span.start as u32;
+            let max_base = self.plan_word(normalized, span, key, scratch, &mut pieces);
             words.push(PlannedWord {
-                start: span.start,
-                end: span.end,
+                start,
                 max_base,
-                pieces: from..pieces.len(),
-                refused: None,
+                pieces_end: pieces.len() as u32,
             });
         });
+        // The word `i` of the plan: its bytes and its pieces.
+        let word = |i: usize| {
+            let w = &words[i];
+            let end = words
+                .get(i + 1)
+                .map_or(normalized.len(), |n| n.start as usize);
+            let from = if i == 0 {
+                0
+            } else {
+                words[i - 1].pieces_end as usize
+            };
+            (w.start as usize..end, from..w.pieces_end as usize)
+        };
         // The running score through the part, with the same chain of additions as `reuse`;
-        // a word the guard refuses gets the reference's pass here, its segments set aside.
+        // a word the guard refuses gets the reference's pass here, its segments set aside
+        // (with the word's number, in `refused`).
+        let mut refused = std::mem::take(&mut scratch.refused);
+        refused.clear();
         let mut base = score.wait();
-        for w in &mut words {
+        for (i, w) in words.iter().enumerate() {
             if !(-SCORE_RESET..=SCORE_RESET).contains(&base) {
                 base = 0.0; // the reference's shift at the word's start (see `guard`)
             }
@@ -352,28 +374,31 @@ impl Unigram {
                 {
                     scratch.reused += 1;
                 }
-                for p in &pieces[w.pieces.clone()] {
+                for p in &pieces[word(i).1] {
                     base += p.score;
                 }
             } else {
                 let from = out.len();
-                let word = &normalized[w.start..w.end];
-                base = self.guarded(word, w.start, base, scratch, out);
-                w.refused = Some(from..out.len());
+                let bytes = word(i).0;
+                base = self.guarded(&normalized[bytes.clone()], bytes.start, base, scratch, out);
+                refused.push((i, from..out.len()));
             }
         }
         // The next part may go on now; the segments are laid out after.
         score.done(base);
-        let refused = out.len();
-        for w in &words {
-            match &w.refused {
+        let set_aside = out.len();
+        let mut next_refused = refused.iter().peekable();
+        for i in 0..words.len() {
+            match next_refused.next_if(|(r, _)| *r == i) {
                 None => {
-                    reuse(w.start, 0.0, pieces[w.pieces.clone()].iter().copied(), out);
+                    let (bytes, path) = word(i);
+                    reuse(bytes.start, 0.0, pieces[path].iter().copied(), out);
                 }
-                Some(r) => out.extend_from_within(r.clone()),
+                Some((_, r)) => out.extend_from_within(r.clone()),
             }
         }
-        out.drain(..refused);
+        out.drain(..set_aside);
+        scratch.refused = refused;
         scratch.planned = words;
         scratch.planned_pieces = pieces;
         base

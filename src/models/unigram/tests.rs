@@ -163,6 +163,75 @@ fn word_by_word_equals_the_single_pass_on_random_models_and_texts() {
     assert!(guarded > 1000, "the guard refused words ({guarded})");
 }
 
+/// A running score that is never ready before it is waited for (the part before is still
+/// being encoded elsewhere), so that a part takes the way that plans its words first.
+struct Late(f32);
+
+impl super::RunningScore for Late {
+    fn ready(&mut self) -> Option<f32> {
+        None
+    }
+    fn wait(&mut self) -> f32 {
+        self.0
+    }
+    fn done(&mut self, score: f32) {
+        self.0 = score;
+    }
+}
+
+/// Parts cut before words and encoded in turn, each planning its words before the running score
+/// of the part before is known, give the single pass's segments — long texts included, where
+/// the score resets and the guard refuses words inside the plan.
+#[test]
+fn parts_planned_before_their_score_equal_the_single_pass() {
+    let (mut refused, mut reused) = (0usize, 0usize);
+    let mut rng = Rng(0x5EED_0002);
+    for round in 0..30 {
+        let (_, model) = random_model(&mut rng, Kernels::scalar());
+        let mut scratch = UnigramScratch::default();
+        for t in 0..6 {
+            let words = if t % 2 == 0 { 3000 } else { 1 + rng.below(60) };
+            let text = random_text(&mut rng, words);
+            let mut whole = Vec::new();
+            model.encode_with(text.as_bytes(), &mut scratch, &mut whole, false);
+            // Cut before some of the word starts.
+            let starts: Vec<usize> = text.match_indices(WB).map(|(i, _)| i).collect();
+            let mut cuts: Vec<usize> = starts
+                .into_iter()
+                .filter(|&i| i > 0 && rng.below(40) == 0)
+                .collect();
+            cuts.push(text.len());
+            let (mut parts, mut from, mut score) = (Vec::new(), 0, Late(0.0));
+            let mut out = Vec::new();
+            for &to in &cuts {
+                model.encode_part(
+                    &text.as_bytes()[from..to],
+                    &mut score,
+                    &mut scratch,
+                    &mut out,
+                );
+                parts.extend(out.iter().map(|s| Segment {
+                    start: s.start + from as u32,
+                    end: s.end + from as u32,
+                    id: s.id,
+                }));
+                from = to;
+            }
+            assert_eq!(
+                parts, whole,
+                "round {round}, text {t}: {text:?} cut at {cuts:?}"
+            );
+        }
+        refused += scratch.guarded;
+        reused += scratch.reused;
+    }
+    assert!(reused > 10_000, "paths reused ({reused})");
+    assert!(
+        refused > 100,
+        "the guard refused words in plans ({refused})"
+    );
+}
+
 /// Two segmentations of `▁ab` whose exact scores differ by `gap`, and a prefix of words that
 /// carries the running score to about `-base`: the `f32` sums decide near-ties, and the guard
 /// must refuse exactly the words it cannot prove.
