@@ -464,7 +464,7 @@ impl SpmBpe {
         let mut index = 0u32;
         while index != NIL {
             let s = symbols[index as usize];
-            self.emit(vocab, normalized, unmerge, s.start, s.end, 0, out);
+            self.emit(vocab, normalized, unmerge, s, 0, out);
             index = s.next;
         }
     }
@@ -625,20 +625,39 @@ impl SpmBpe {
         }
     }
 
-    /// Appends the piece `text[start..end]`, split back into the halves it was merged from while
-    /// it is UNUSED (`resegment`, at most [`MAX_RESEGMENT_DEPTH`] levels deep). Text that is no
-    /// piece, or only a reserved one (control, byte, unknown), becomes the unknown id.
-    #[allow(clippy::too_many_arguments)]
+    /// Appends the piece of `symbol` (`text[start..end]`), split back into the halves it was
+    /// merged from while it is UNUSED (`resegment`, at most [`MAX_RESEGMENT_DEPTH`] levels deep).
+    /// Text that is no piece, or only a reserved one (control, byte, unknown), becomes the
+    /// unknown id. The symbol's `id`, when known, is the piece its bytes spell (what
+    /// `Vocab::id_of` would find, without hashing them again); [`NIL`] asks the vocabulary.
     fn emit(
         &self,
         vocab: &Vocab,
         text: &[u8],
         unmerge: &HashMap<Box<[u8]>, (u32, u32, u32, u32)>,
-        start: u32,
-        end: u32,
+        symbol: Symbol,
         depth: usize,
         out: &mut Vec<Segment>,
     ) {
+        let (start, end) = (symbol.start, symbol.end);
+        if symbol.id != NIL
+            && depth <= MAX_RESEGMENT_DEPTH
+            && matches!(
+                vocab.kind(symbol.id),
+                PieceKind::Normal | PieceKind::UserDefined
+            )
+        {
+            debug_assert_eq!(
+                vocab.id_of(&text[start as usize..end as usize]),
+                Some(symbol.id)
+            );
+            out.push(Segment {
+                start,
+                end,
+                id: symbol.id,
+            });
+            return;
+        }
         let w = &text[start as usize..end as usize];
         let unknown = vocab.unknown_segment_id();
         let id = match vocab.id_of(w) {
@@ -647,8 +666,14 @@ impl SpmBpe {
             Some(id) if matches!(vocab.kind(id), PieceKind::Normal | PieceKind::UserDefined) => id,
             Some(id) if vocab.kind(id) == PieceKind::Unused => match unmerge.get(w) {
                 Some(&(a, b, c, d)) => {
-                    self.emit(vocab, text, unmerge, a, b, depth + 1, out);
-                    self.emit(vocab, text, unmerge, c, d, depth + 1, out);
+                    let half = |start, end| Symbol {
+                        start,
+                        end,
+                        id: NIL,
+                        ..symbol
+                    };
+                    self.emit(vocab, text, unmerge, half(a, b), depth + 1, out);
+                    self.emit(vocab, text, unmerge, half(c, d), depth + 1, out);
                     return;
                 }
                 None => unknown,
