@@ -16,7 +16,7 @@ use std::sync::Arc;
 use memmap2::Mmap;
 
 use super::args::{InputArgs, InputFormat};
-use super::json::field_text;
+use super::json::{FieldText, field_text, field_text_into};
 use super::{CliResult, Failure};
 
 /// Where texts come from, and how to find them in a record.
@@ -331,18 +331,16 @@ impl Block {
         };
         let ends = self.ends.iter().map(|&i| i as usize);
         for (from, to) in line_spans(data, ends) {
-            self.fields.push(match field_text(&text[from..to], field) {
-                Ok(Cow::Borrowed(t)) => {
-                    let start = t.as_ptr() as usize - data.as_ptr() as usize;
-                    Field::Block(start as u32, (start + t.len()) as u32)
-                }
-                Ok(Cow::Owned(t)) => {
-                    let start = self.unescaped.len();
-                    self.unescaped.push_str(&t);
-                    Field::Unescaped(start as u32, self.unescaped.len() as u32)
-                }
-                Err(cause) => Field::Error(cause),
-            });
+            self.fields.push(
+                match field_text_into(&text[from..to], field, &mut self.unescaped) {
+                    Ok(FieldText::Borrowed(t)) => {
+                        let start = t.as_ptr() as usize - data.as_ptr() as usize;
+                        Field::Block(start as u32, (start + t.len()) as u32)
+                    }
+                    Ok(FieldText::Appended(r)) => Field::Unescaped(r.start as u32, r.end as u32),
+                    Err(cause) => Field::Error(cause),
+                },
+            );
         }
         // Unescaped texts are under 4 GiB as long as the block is (positions are 32-bit).
         if self.unescaped.len() > u32::MAX as usize {

@@ -16,9 +16,41 @@ use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 /// object, no such field, or a field that is not a string. With the field given twice, the last
 /// one counts (as a JSON object read into a map).
 pub fn field_text<'a>(line: &'a str, field: &str) -> Result<Cow<'a, str>, String> {
+    match parse(line, field, None)? {
+        Text::Borrowed(text) => Ok(Cow::Borrowed(text)),
+        Text::Owned(text) => Ok(Cow::Owned(text)),
+        Text::Appended(_) => unreachable!("no buffer was given"),
+    }
+}
+
+/// The text of [`field_text`] as a reader that gathers many keeps it: borrowed from the line
+/// when it has no escape, else unescaped onto the end of `buf` (no `String` of its own).
+pub enum FieldText<'a> {
+    Borrowed(&'a str),
+    /// These bytes of the buffer.
+    Appended(std::ops::Range<usize>),
+}
+
+/// [`field_text`], an unescaped text appended to `buf`.
+pub fn field_text_into<'a>(
+    line: &'a str,
+    field: &str,
+    buf: &mut String,
+) -> Result<FieldText<'a>, String> {
+    let before = buf.len();
+    let text = parse(line, field, Some(&mut *buf)).inspect_err(|_| buf.truncate(before))?;
+    match text {
+        Text::Borrowed(text) => Ok(FieldText::Borrowed(text)),
+        Text::Appended(range) => Ok(FieldText::Appended(range)),
+        Text::Owned(_) => unreachable!("a buffer was given"),
+    }
+}
+
+/// The field's text, or why there is none; with `buf`, unescaped text goes there.
+fn parse<'a>(line: &'a str, field: &str, buf: Option<&mut String>) -> Result<Text<'a>, String> {
     let mut de = serde_json::Deserializer::from_str(line);
     let found = de
-        .deserialize_any(Object { field })
+        .deserialize_any(Object { field, buf })
         .and_then(|found| de.end().map(|()| found))
         .map_err(|e| {
             // Each record is one line, so serde_json's "line 1" says nothing: keep the column.
@@ -44,27 +76,43 @@ enum Found<'a> {
 
 /// The field's value: a string, or the kind of anything else.
 enum Value<'a> {
-    Text(Cow<'a, str>),
+    Text(Text<'a>),
     Other(&'static str),
 }
 
-/// Visits the top-level value, looking for `field`.
-struct Object<'f> {
-    field: &'f str,
+/// A string value: borrowed from the line, unescaped into a `String`, or appended to the
+/// caller's buffer.
+enum Text<'a> {
+    Borrowed(&'a str),
+    Owned(String),
+    Appended(std::ops::Range<usize>),
 }
 
-impl<'de> Visitor<'de> for Object<'_> {
+/// Visits the top-level value, looking for `field`.
+struct Object<'f, 'b> {
+    field: &'f str,
+    buf: Option<&'b mut String>,
+}
+
+impl<'de> Visitor<'de> for Object<'_, '_> {
     type Value = Found<'de>;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("a JSON object")
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Found<'de>, A::Error> {
+    fn visit_map<A: MapAccess<'de>>(mut self, mut map: A) -> Result<Found<'de>, A::Error> {
         let mut found = Found::Missing;
         while let Some(is_field) = map.next_key_seed(Key { field: self.field })? {
             if is_field {
-                found = Found::Field(map.next_value_seed(AnyValue)?);
+                // The field given again: the last one counts, and the first one's text goes.
+                if let (Found::Field(Value::Text(Text::Appended(r))), Some(buf)) =
+                    (&found, self.buf.as_deref_mut())
+                {
+                    buf.truncate(r.start);
+                }
+                let buf = self.buf.as_deref_mut();
+                found = Found::Field(map.next_value_seed(AnyValue { buf })?);
             } else {
                 map.next_value::<IgnoredAny>()?;
             }
@@ -128,10 +176,27 @@ impl<'de> Visitor<'de> for Key<'_> {
     }
 }
 
-/// Any value: a string kept (borrowed when it can be), anything else skipped and named.
-struct AnyValue;
+/// Any value: a string kept (borrowed when it can be, else appended to `buf` when given),
+/// anything else skipped and named.
+struct AnyValue<'b> {
+    buf: Option<&'b mut String>,
+}
 
-impl<'de> DeserializeSeed<'de> for AnyValue {
+impl AnyValue<'_> {
+    /// A string that serde_json unescaped (so not borrowed from the line).
+    fn unescaped<'de>(self, s: Cow<'_, str>) -> Value<'de> {
+        Value::Text(match self.buf {
+            Some(buf) => {
+                let start = buf.len();
+                buf.push_str(&s);
+                Text::Appended(start..buf.len())
+            }
+            None => Text::Owned(s.into_owned()),
+        })
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for AnyValue<'_> {
     type Value = Value<'de>;
 
     fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Value<'de>, D::Error> {
@@ -139,7 +204,7 @@ impl<'de> DeserializeSeed<'de> for AnyValue {
     }
 }
 
-impl<'de> Visitor<'de> for AnyValue {
+impl<'de> Visitor<'de> for AnyValue<'_> {
     type Value = Value<'de>;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
@@ -147,15 +212,15 @@ impl<'de> Visitor<'de> for AnyValue {
     }
 
     fn visit_borrowed_str<E>(self, s: &'de str) -> Result<Value<'de>, E> {
-        Ok(Value::Text(Cow::Borrowed(s)))
+        Ok(Value::Text(Text::Borrowed(s)))
     }
 
     fn visit_str<E>(self, s: &str) -> Result<Value<'de>, E> {
-        Ok(Value::Text(Cow::Owned(s.to_owned())))
+        Ok(self.unescaped(Cow::Borrowed(s)))
     }
 
     fn visit_string<E>(self, s: String) -> Result<Value<'de>, E> {
-        Ok(Value::Text(Cow::Owned(s)))
+        Ok(self.unescaped(Cow::Owned(s)))
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value<'de>, A::Error> {
@@ -252,6 +317,36 @@ mod tests {
         for line in lines {
             let got = field_text(line, "text").map(|c| c.into_owned());
             assert_eq!(got, by_value(line, "text"), "{line}");
+        }
+    }
+
+    /// Appending to one buffer gives the texts of `field_text`, and nothing else: a field given
+    /// twice leaves only the last one's text, a failed line leaves nothing.
+    #[test]
+    fn texts_appended_to_a_buffer_are_field_texts() {
+        let lines = [
+            r#"{"text": "plain"}"#,
+            r#"{"text": "a\nb"}"#,
+            r#"{"text": "x\ty", "text": "last\n"}"#,
+            r#"{"text": "gone\n", "text": 7}"#,
+            r#"{"text": "ok\n", "x": oops}"#,
+            r#"{"text": "\u00e9t\u00e9"}"#,
+        ];
+        let mut buf = String::from("kept");
+        let mut appended = String::from("kept");
+        for line in lines {
+            let want = field_text(line, "text");
+            let got = field_text_into(line, "text", &mut buf);
+            match (want, got) {
+                (Ok(Cow::Borrowed(w)), Ok(FieldText::Borrowed(g))) => assert_eq!(w, g),
+                (Ok(Cow::Owned(w)), Ok(FieldText::Appended(r))) => {
+                    assert_eq!(w, &buf[r.clone()]);
+                    appended.push_str(&w);
+                }
+                (Err(w), Err(g)) => assert_eq!(w, g),
+                _ => panic!("{line}: not the same kind of result"),
+            }
+            assert_eq!(buf, appended, "{line}");
         }
     }
 
