@@ -3,9 +3,10 @@
 //! worker threads split a block into records, check UTF-8 and parse JSON (work worth sharing
 //! out) — unless the reader has a core to spare, when it does that work itself
 //! ([`Reader::prepare`]). A large input file is not read but mapped ([`Mapped`]): a block is
-//! then a range of the map, and the reader copies nothing. A `raw` input is one text: it is read in parts cut where the model says a cut cannot
-//! change the result ([`simdtok::Tokenizer::last_safe_cut`]), so that it too is encoded on every
-//! core with bounded memory.
+//! then a range of the map, and the reader copies nothing. A `raw` input is one text: it is read
+//! in parts cut where the model says a cut cannot change the result
+//! ([`simdtok::Tokenizer::last_safe_cut`]), so that it too is encoded on every core with bounded
+//! memory.
 
 use std::borrow::Cow;
 use std::fs::File;
@@ -298,21 +299,9 @@ impl Block {
     /// takes each line's text out of it (a block with a bad byte leaves that to the workers,
     /// which report the first bad line).
     fn prepare(&mut self, lines: bool, field: Option<&str>) {
-        let block = std::mem::take(&mut self.mapped);
-        self.prepare_data(
-            block
-                .as_ref()
-                .map(|(m, start)| &m[*start..*start + self.len]),
-            lines,
-            field,
-        );
-        self.mapped = block;
-    }
-
-    /// [`Block::prepare`] of `mapped` bytes, or of `bytes` when none are.
-    fn prepare_data(&mut self, mapped: Option<&[u8]>, lines: bool, field: Option<&str>) {
-        let data = match mapped {
-            Some(data) => data,
+        // `as_slice`, spelled out: the fields written below are borrowed apart from these.
+        let data = match &self.mapped {
+            Some((map, start)) => &map[*start..*start + self.len],
             None => &self.bytes[..self.len],
         };
         self.ends.clear();

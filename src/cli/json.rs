@@ -23,8 +23,8 @@ pub fn field_text<'a>(line: &'a str, field: &str) -> Result<Cow<'a, str>, String
     }
 }
 
-/// The text of [`field_text`] as a reader that gathers many keeps it: borrowed from the line
-/// when it has no escape, else unescaped onto the end of `buf` (no `String` of its own).
+/// What [`field_text_into`] found: the text borrowed from the line when it has no escape, else
+/// where it was unescaped onto the end of the caller's buffer (no `String` of its own).
 pub enum FieldText<'a> {
     Borrowed(&'a str),
     /// These bytes of the buffer.
