@@ -9,16 +9,22 @@
 //! Layout: entries of half a cache line (32 bytes), two to a set and a set to a line — the
 //! word's bytes (up to [`MAX_KEY`], compared whole on every hit, never a hash alone), the bound,
 //! and a path packed in eight bytes by the model's id width (`Packing`: up to four pieces;
-//! longer paths, and paths whose ids do not fit, in an arena beside, 3 MiB at most) — the more
-//! recently used way first. 65 536
-//! entries (2 MiB), allocated on first use, doubled once after 4096 evictions: the distinct
-//! words of English prose (with and without the `▁` before them, punctuation attached) number
-//! some tens of thousands, and the table is what the encoder waits for — entries of a full line
-//! held 1.9 MB of the KJV's words, just over what a core's L2 cache keeps beside the text, and
-//! the same text with a tenth of the distinct words ran 15–30 % faster. The table belongs to one
-//! model at a time ([`CacheOwner`]) and watches its own hit rate ([`CacheBypass`]): on text
-//! whose words do not repeat, a miss costs an extra analysis of the word, so lookups stop for a
-//! while.
+//! longer paths in a ring beside, four bytes a piece, 4 MiB at most) — the more recently used
+//! way first. 65 536 entries (2 MiB), allocated on first use: the distinct words of English
+//! prose (with and without the `▁` before them, punctuation attached) number some tens of
+//! thousands, and the table is what the encoder waits for — entries of a full line held 1.9 MB
+//! of the KJV's words, just over what a core's L2 cache keeps beside the text, and the same text
+//! with a tenth of the distinct words ran 15–30 % faster. After 4096 evictions the table grows,
+//! once, to four times that (8 MiB), keeping its entries: on 20 MB of the KJV and the Jargon
+//! File (66 000 distinct words) the table of 2 MiB missed 1.4 % of lookups at every pass, each
+//! miss an analysis of the word, and the one of 8 MiB 0.5 % (repeated passes with XLM-R 156 →
+//! 171 MB/s, botchan 141 → 147). The ring keeps the paths of a small vocabulary's words (botchan's
+//! 1000 pieces pack four to an entry; a third of the misses were words of five pieces or more):
+//! it overwrites its oldest paths, where the arena of 3 MiB before it started over and lost them
+//! all, three times a pass over that text with botchan (2.8 % of lookups missed). The table
+//! belongs to one model at a time ([`CacheOwner`]) and watches its own hit rate
+//! ([`CacheBypass`]): on text whose words do not repeat, a miss costs an extra analysis of the
+//! word, so lookups stop for a while.
 
 use crate::cache::bypass::CacheBypass;
 use crate::cache::owner::{CacheOwner, Claim, Stamp};
@@ -27,17 +33,18 @@ use crate::cache::owner::{CacheOwner, Claim, Stamp};
 /// word; `▁` and four CJK characters).
 pub const MAX_KEY: usize = 16;
 
-/// Sets to start with (2 MiB), and after growing (4 MiB).
+/// Sets to start with (2 MiB), and after growing (8 MiB).
 const SETS: usize = 1 << 15;
-const MAX_SETS: usize = 1 << 16;
+const MAX_SETS: usize = 1 << 17;
 /// Live entries evicted before the table grows. English prose of a small vocabulary (KJV) fits
 /// the first table; text of many distinct words (the Jargon File: 45 000) ran 10–15 % faster
 /// on the larger one (botchan and XLM-R), which a short text never pays for.
 const GROW_AFTER: usize = 4096;
-/// The most pieces the arena of longer paths holds (3 MiB) before it starts over.
-const ARENA: usize = 1 << 18;
+/// The pieces the ring of longer paths holds (4 MiB, allocated as it fills): a piece is its id
+/// (28 bits at most) and its end within the word, in four bytes; its score is the model's.
+const ARENA: usize = 1 << 20;
 
-/// `Entry::n`'s flag for a path in the arena.
+/// `Entry::n`'s flag for a path in the ring.
 const SPILLED: u8 = 0x80;
 
 /// One cached word.
@@ -47,13 +54,13 @@ struct Entry {
     /// The word's bytes, zero-padded, as little-endian words.
     key: [u64; 2],
     len: u8,
-    /// The path's pieces, with [`SPILLED`] set when the path is in the arena.
+    /// The path's pieces, with [`SPILLED`] set when the path is in the ring.
     n: u8,
     stamp: u16,
     /// Reuse only when the running score's magnitude is below this.
     max_base: f32,
-    /// The path ([`Packing`]), or for a spilled one its offset in the arena (low half) and the
-    /// arena's generation (high half).
+    /// The path ([`Packing`]), or for a spilled one where it starts among all the pieces
+    /// written to the ring ([`UnigramCache::written`]).
     path: u64,
 }
 
@@ -126,16 +133,16 @@ pub struct CachedWord {
 }
 
 impl CachedWord {
-    /// Whether the path is in the arena ([`UnigramCache::spilled`]) rather than here.
-    #[inline]
-    pub fn spills(&self) -> bool {
+    /// Whether the path is in the ring rather than in the entry.
+    #[cfg(test)]
+    fn spills(&self) -> bool {
         self.spilled
     }
 
     /// Calls `each` with the pieces of a path held in the entry (one that does not spill), in
     /// order; `score` gives a piece's score from its id (the model's, as when it was stored).
     #[inline(always)]
-    pub fn for_each_piece(&self, score: impl Fn(u32) -> f32, mut each: impl FnMut(PathPiece)) {
+    fn for_each_packed(&self, score: impl Fn(u32) -> f32, mut each: impl FnMut(PathPiece)) {
         debug_assert!(!self.spilled && self.n >= 1);
         let p = self.path;
         if self.n == 1 {
@@ -180,10 +187,13 @@ pub struct UnigramCache {
     packing: Packing,
     /// Empty until first claimed.
     sets: Vec<Set>,
-    /// The paths that do not pack: their entries hold an offset here and the arena's generation.
-    arena: Vec<PathPiece>,
-    /// Bumped whenever the arena starts over, so that older entries read as missing.
-    generation: u32,
+    /// The paths that do not pack, in a ring of [`ARENA`] pieces: an entry holds where its
+    /// path starts among all the pieces ever written here.
+    ring: Vec<u32>,
+    /// Pieces written to the ring so far (gaps left at its end included): a path that starts at
+    /// `at` is whole while `written - at <= ARENA`, i.e. until the ring's writes come round to
+    /// it again.
+    written: u64,
     /// Live entries evicted so far: the table grows when they reach [`GROW_AFTER`].
     evictions: usize,
     bypass: CacheBypass,
@@ -236,11 +246,17 @@ impl Key {
                 }
             }
         }
-        let hash = (lanes[0].wrapping_mul(0x9E37_79B9_7F4A_7C15)
-            ^ (lanes[1] ^ ((len as u64) << 59)).wrapping_mul(0xC2B2_AE3D_27D4_EB4F))
+        Key::of_words(lanes, len)
+    }
+
+    /// The key of a word of `len` bytes held zero-padded in `words`.
+    #[inline]
+    fn of_words(words: [u64; 2], len: usize) -> Key {
+        let hash = (words[0].wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            ^ (words[1] ^ ((len as u64) << 59)).wrapping_mul(0xC2B2_AE3D_27D4_EB4F))
         .rotate_left(29)
         .wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        Key { words: lanes, hash }
+        Key { words, hash }
     }
 
     /// The key's set among `sets` (a power of two).
@@ -307,12 +323,12 @@ impl UnigramCache {
         let stamp = self.owner.stamp();
         let set = key.set(self.sets.len());
         let ways = &mut self.sets[set].0;
-        let generation = self.generation;
+        let written = self.written;
         let found = ways.iter().position(|e| {
             e.key == key.words
                 && e.len as usize == len
                 && e.stamp == stamp.bits()
-                && (e.n & SPILLED == 0 || (e.path >> 32) as u32 == generation)
+                && (e.n & SPILLED == 0 || written - e.path <= ARENA as u64)
         });
         self.bypass.record(found.is_some());
         let way = found?;
@@ -330,12 +346,33 @@ impl UnigramCache {
         })
     }
 
-    /// The path of a cached word that spills ([`CachedWord::spills`]).
-    #[inline]
-    pub fn spilled(&self, word: &CachedWord) -> &[PathPiece] {
-        debug_assert!(word.spilled);
-        let at = word.path as u32 as usize;
-        &self.arena[at..at + word.n]
+    /// The table's sets and the pieces written to the ring so far (for tests).
+    #[cfg(test)]
+    pub(crate) fn sizes(&self) -> (usize, u64) {
+        (self.sets.len(), self.written)
+    }
+
+    /// Calls `each` with the pieces of the path of `word` (a hit of this cache), in order;
+    /// `score` gives a piece's score from its id (the model's, as when it was stored).
+    #[inline(always)]
+    pub fn for_each_piece(
+        &self,
+        word: &CachedWord,
+        score: impl Fn(u32) -> f32,
+        mut each: impl FnMut(PathPiece),
+    ) {
+        if !word.spilled {
+            return word.for_each_packed(score, each);
+        }
+        let at = (word.path % ARENA as u64) as usize;
+        for &piece in &self.ring[at..at + word.n] {
+            let id = piece >> 4;
+            each(PathPiece {
+                id,
+                score: score(id),
+                end: (piece & 0xF) as u8 + 1,
+            });
+        }
     }
 
     /// Stores the path `pieces` of the word `text[at..at + len]` and its bound. `score` is the
@@ -351,20 +388,12 @@ impl UnigramCache {
         score: impl Fn(u32) -> f32,
     ) {
         debug_assert!(len <= MAX_KEY && pieces.len() <= len && !pieces.is_empty());
-        let (n, path) = match self.packing.pack(pieces, score) {
+        let (n, path) = match self.packing.pack(pieces, &score) {
             Some(packed) => (pieces.len() as u8, packed),
-            None => {
-                if self.arena.len() + pieces.len() > ARENA {
-                    self.arena.clear();
-                    self.generation = self.generation.wrapping_add(1);
-                }
-                let offset = self.arena.len() as u64;
-                self.arena.extend_from_slice(pieces);
-                (
-                    pieces.len() as u8 | SPILLED,
-                    offset | (self.generation as u64) << 32,
-                )
-            }
+            None => match self.spill(pieces, score) {
+                Some(start) => (pieces.len() as u8 | SPILLED, start),
+                None => return,
+            },
         };
         let key = Key::in_text(text, at, len);
         let stamp: Stamp = self.owner.stamp();
@@ -388,11 +417,60 @@ impl UnigramCache {
         }
     }
 
-    /// Doubles the table, once. Entries are placed by more bits of their hash now, so the old
-    /// ones are dropped (each costs one more analysis when its word comes back).
+    /// Writes `pieces` (at most [`MAX_KEY`], ending within the word) to the ring and returns
+    /// where they start among all pieces written, or `None` when they cannot be held there: an
+    /// id of more than 28 bits, or a score that is not the model's (`score`). The oldest paths
+    /// are overwritten first, so a path is lost only after [`ARENA`] pieces of newer ones, and
+    /// only it: the other entries keep theirs.
+    fn spill(&mut self, pieces: &[PathPiece], score: impl Fn(u32) -> f32) -> Option<u64> {
+        if pieces
+            .iter()
+            .any(|p| p.id >> 28 != 0 || p.score.to_bits() != score(p.id).to_bits())
+        {
+            return None;
+        }
+        let n = pieces.len();
+        let mut at = (self.written % ARENA as u64) as usize;
+        if at + n > ARENA {
+            // A path is never split at the ring's end: the gap counts as written.
+            self.written += (ARENA - at) as u64;
+            at = 0;
+        }
+        if self.ring.len() < at + n {
+            self.ring.resize(at + n, 0);
+        }
+        for (slot, p) in self.ring[at..at + n].iter_mut().zip(pieces) {
+            debug_assert!((1..=MAX_KEY as u8).contains(&p.end));
+            *slot = p.id << 4 | (p.end - 1) as u32;
+        }
+        let start = self.written;
+        self.written += n as u64;
+        Some(start)
+    }
+
+    /// Grows the table to [`MAX_SETS`], once, keeping the owner's entries: the words seen so far
+    /// are the ones most likely to come back, and each dropped one would cost an analysis. An
+    /// entry's new set is its old one with more bits of its hash, so the entries of one new set
+    /// come from one old set: none is evicted, and each keeps its place (the more recently used
+    /// way first).
     #[cold]
     fn grow(&mut self) {
-        self.sets = vec![Set::default(); MAX_SETS];
+        let old = std::mem::replace(&mut self.sets, vec![Set::default(); MAX_SETS]);
+        let stamp = self.owner.stamp().bits();
+        for set in &old {
+            // The older way first: the newer one, put after it, goes in front.
+            for e in set
+                .0
+                .iter()
+                .rev()
+                .filter(|e| e.len != 0 && e.stamp == stamp)
+            {
+                let key = Key::of_words(e.key, e.len as usize);
+                let ways = &mut self.sets[key.set(MAX_SETS)].0;
+                ways[1] = ways[0];
+                ways[0] = *e;
+            }
+        }
     }
 }
 
@@ -431,13 +509,10 @@ mod tests {
         c.get(word, 0, word.len())
     }
 
-    /// A hit's path, from the entry or the arena.
+    /// A hit's path, from the entry or the ring.
     fn path(c: &UnigramCache, hit: &CachedWord) -> Vec<PathPiece> {
-        if hit.spills() {
-            return c.spilled(hit).to_vec();
-        }
         let mut out = Vec::new();
-        hit.for_each_piece(model_score, |p| out.push(p));
+        c.for_each_piece(hit, model_score, |p| out.push(p));
         out
     }
 
@@ -467,8 +542,8 @@ mod tests {
 
     /// Every packing gives back the path stored: ids of every width a model may have, at the
     /// top of their width, inner ends up to 15, as many pieces as fit; paths that do not pack
-    /// (one piece too many, an id too wide, scores that are not the model's) come back whole
-    /// from the arena.
+    /// (one piece too many, an id too wide) come back whole from the ring, unless an id has more
+    /// than 28 bits or a score is not the model's: those are not cached.
     #[test]
     fn paths_come_back_as_stored_packed_or_not() {
         let mut c = UnigramCache::default();
@@ -498,15 +573,22 @@ mod tests {
                     })
                     .collect();
                 let wide: Vec<u32> = (0..n).map(|i| (top - i as u64) as u32).collect();
+                // A fresh owner for each put: an entry left from the last one is not taken for it.
+                c.claim(100 * owner + n + 1, id_bits);
                 put(&mut c, &word, &wide, &ends, 9.0);
-                let hit = get(&mut c, &word).expect("cached");
+                let hit = get(&mut c, &word);
+                if n > capacity && id_bits > 28 {
+                    assert_eq!(hit, None, "{id_bits} bits, {n} pieces: not cached");
+                    continue;
+                }
+                let hit = hit.expect("cached");
                 assert_eq!(hit.spills(), n > capacity, "{id_bits} bits, {n} pieces");
                 assert_eq!(
                     path(&c, &hit),
                     pieces_of(&wide, &ends),
                     "{id_bits} bits, {n} pieces"
                 );
-                if n > 1 && id_bits < 32 {
+                if n > 1 && id_bits < 28 {
                     let mut too_wide = wide.clone();
                     too_wide[n - 1] = 1 << id_bits;
                     put(&mut c, &word, &too_wide, &ends, 9.0);
@@ -539,9 +621,13 @@ mod tests {
                 end: 16,
             },
         ];
+        c.claim(21, 10);
         c.put_path(&word, 0, MAX_KEY, 1.0, &odd, model_score);
-        let hit = get(&mut c, &word).unwrap();
-        assert_eq!((hit.spills(), path(&c, &hit)), (true, odd.to_vec()));
+        assert_eq!(
+            get(&mut c, &word),
+            None,
+            "not the model's scores: not cached"
+        );
     }
 
     #[test]
@@ -565,22 +651,98 @@ mod tests {
         assert_eq!(c.sets.len(), MAX_SETS, "it grows once");
     }
 
+    /// Growing keeps every entry of the owner, with its path and bound, in the same order of
+    /// use within its set; another owner's entries stay out.
     #[test]
-    fn long_paths_live_in_the_arena_until_it_starts_over() {
+    fn growing_keeps_the_entries() {
+        let mut c = UnigramCache::default();
+        c.claim(9, 24);
+        put(&mut c, b"old owner", &[1], &[9], 1.0);
+        c.claim(10, 24);
+        let words: Vec<String> = (0..SETS as u32 / 2).map(|k| format!("g{k}")).collect();
+        for (k, w) in words.iter().enumerate() {
+            let n = 1 + k % 5;
+            let ids: Vec<u32> = (0..n as u32).map(|i| k as u32 + i).collect();
+            let ends: Vec<u8> = (1..=n as u8).collect();
+            put(&mut c, w.as_bytes(), &ids, &ends, k as f32);
+        }
+        assert_eq!(c.sets.len(), SETS, "no growth yet: the test grows it");
+        let kept: Vec<(usize, CachedWord, Vec<PathPiece>)> = words
+            .iter()
+            .enumerate()
+            .filter_map(|(k, w)| {
+                let hit = get(&mut c, w.as_bytes())?;
+                Some((k, hit, path(&c, &hit)))
+            })
+            .collect();
+        assert!(
+            kept.len() > words.len() * 9 / 10,
+            "{} words kept",
+            kept.len()
+        );
+        let stamp = c.owner.stamp().bits();
+        let live = |set: &Set| -> Vec<Vec<u8>> {
+            set.0
+                .iter()
+                .filter(|e| e.stamp == stamp && e.len > 0)
+                .map(|e| e.key.map(u64::to_le_bytes).concat()[..e.len as usize].to_vec())
+                .collect()
+        };
+        let before: Vec<Vec<Vec<u8>>> = c.sets.iter().map(live).collect();
+        c.grow();
+        assert_eq!(c.sets.len(), MAX_SETS);
+        // Each new set holds the words of the old set they came from that its index took, in
+        // their old order.
+        let mut expected = vec![Vec::new(); MAX_SETS];
+        for w in before.iter().flatten() {
+            expected[Key::in_text(w, 0, w.len()).set(MAX_SETS)].push(w.clone());
+        }
+        let after: Vec<Vec<Vec<u8>>> = c.sets.iter().map(live).collect();
+        assert_eq!(after, expected);
+        for (k, old, pieces) in &kept {
+            let hit = get(&mut c, words[*k].as_bytes()).expect("kept");
+            assert_eq!((hit.max_base, hit.n), (old.max_base, old.n));
+            assert_eq!(&path(&c, &hit), pieces);
+        }
+        assert_eq!(get(&mut c, b"old owner"), None);
+    }
+
+    /// The ring overwrites its oldest paths first: a long path stays while fewer than
+    /// [`ARENA`] pieces of newer ones were written after it, and when it goes, the path written
+    /// just after it stays.
+    #[test]
+    fn long_paths_live_in_the_ring_until_it_comes_round() {
         let mut c = UnigramCache::default();
         c.claim(3, 24);
         let ids: Vec<u32> = (100..109).collect();
         let ends: Vec<u8> = (1..=9).collect();
-        put(&mut c, b"abcdefghi", &ids, &ends, 77.0);
-        let hit = get(&mut c, b"abcdefghi").expect("cached");
+        let (first, second) = (&b"abcdefghi"[..], &b"jklmnopqr"[..]);
+        put(&mut c, first, &ids, &ends, 77.0);
+        let hit = get(&mut c, first).expect("cached");
         assert_eq!((hit.n, hit.max_base), (9, 77.0));
-        assert_eq!(c.spilled(&hit), &pieces_of(&ids, &ends)[..]);
-        // Fill the arena: the word's entry is then gone, not another word's pieces.
-        for k in 0..ARENA / 9 + 1 {
-            let w = format!("w{k:08}");
-            put(&mut c, w.as_bytes(), &ids, &ends, 1.0);
+        assert_eq!(path(&c, &hit), pieces_of(&ids, &ends));
+        let other: Vec<u32> = (200..209).collect();
+        put(&mut c, second, &other, &ends, 1.0);
+        // Words of other sets (at every size of the table) than the two.
+        let mut fillers = (0u32..)
+            .map(|k| format!("w{k:08}"))
+            .filter(|w| ![set_of(first), set_of(second)].contains(&set_of(w.as_bytes())));
+        // The two took 18 pieces: these leave the first whole, ending at ARENA - 4.
+        for _ in 0..ARENA / 9 - 2 {
+            put(&mut c, fillers.next().unwrap().as_bytes(), &ids, &ends, 1.0);
         }
-        assert_eq!(get(&mut c, b"abcdefghi"), None);
+        let hit = get(&mut c, first).expect("still whole");
+        assert_eq!(path(&c, &hit), pieces_of(&ids, &ends));
+        // The next one does not fit before the ring's end: it goes over the first.
+        let last = fillers.next().unwrap();
+        let mut last_ids = ids.clone();
+        last_ids[0] = 7;
+        put(&mut c, last.as_bytes(), &last_ids, &ends, 1.0);
+        assert_eq!(get(&mut c, first), None);
+        let hit = get(&mut c, second).expect("the next oldest stays");
+        assert_eq!(path(&c, &hit), pieces_of(&other, &ends));
+        let hit = get(&mut c, last.as_bytes()).expect("the newest");
+        assert_eq!(path(&c, &hit), pieces_of(&last_ids, &ends));
     }
 
     #[test]

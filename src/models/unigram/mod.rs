@@ -431,11 +431,9 @@ impl Unigram {
             pieces.extend_from_slice(&scratch.path);
             return max_base;
         };
-        if hit.spills() {
-            pieces.extend_from_slice(scratch.cache.spilled(&hit));
-        } else {
-            hit.for_each_piece(|id| self.piece_score(id), |p| pieces.push(p));
-        }
+        scratch
+            .cache
+            .for_each_piece(&hit, |id| self.piece_score(id), |p| pieces.push(p));
         hit.max_base
     }
 
@@ -518,16 +516,10 @@ impl Unigram {
         {
             scratch.reused += 1;
         }
-        if hit.spills() {
-            return reuse(
-                start,
-                base,
-                scratch.cache.spilled(&hit).iter().copied(),
-                out,
-            );
-        }
         let mut laid = LaidPath::new(start, base);
-        hit.for_each_piece(|id| self.piece_score(id), |p| laid.push(p, out));
+        scratch
+            .cache
+            .for_each_piece(&hit, |id| self.piece_score(id), |p| laid.push(p, out));
         laid.base
     }
 

@@ -539,3 +539,52 @@ fn the_next_word_starts_at_the_first_space_symbol() {
         }
     }
 }
+
+/// Text of more distinct words than the cache's first table holds, most of them long paths of a
+/// small vocabulary (botchan's 1000 pieces pack four to an entry): the table grows and the ring
+/// of long paths comes round more than once, and every word, cached, grown or overwritten, still
+/// gets the single pass's segments.
+#[test]
+fn word_by_word_equals_the_single_pass_past_the_caches_growth_and_ring() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let path = root.join("tests/data/sentencepiece/botchan_en_unigram_1000.model");
+    let file = crate::load::spm_proto::parse(&std::fs::read(path).expect("model")).unwrap();
+    let kernels = Kernels::scalar();
+    let vocab = Vocab::new(file.pieces, file.unk_id, kernels);
+    let model = Unigram::new(&vocab, kernels).unwrap();
+    let mut rng = Rng(0x5EED_CAFE);
+    let letters = b"etaoinshrdlucmfwypvbgkqjxz";
+    // Words of 6 to 13 letters, from a skewed alphabet so that pieces of several letters match.
+    let words: Vec<String> = (0..250_000)
+        .map(|_| {
+            let len = 6 + rng.below(8);
+            (0..len)
+                .map(|_| letters[rng.below(26).min(rng.below(26))] as char)
+                .collect()
+        })
+        .collect();
+    let mut scratch = UnigramScratch::default();
+    // Each new word followed by one of the thousand before it (which the cache holds, so that
+    // its hit rate keeps it on), in texts of 20 000 words; then all the words again.
+    let mut texts: Vec<String> = Vec::new();
+    for (start, slice) in (0..).step_by(10_000).zip(words.chunks(10_000)) {
+        let mut text = String::new();
+        for (k, w) in (start..).zip(slice) {
+            let earlier = &words[k - rng.below(1000).min(k)];
+            text.push_str(&format!("{WB}{w}{WB}{earlier}"));
+        }
+        texts.push(text);
+    }
+    texts.push(words.iter().map(|w| format!("{WB}{w}")).collect());
+    for (i, text) in texts.iter().enumerate() {
+        let (by_words, whole) = both(&model, text, &mut scratch);
+        assert!(by_words == whole, "text {i}");
+    }
+    let (sets, ring_written) = scratch.cache.sizes();
+    assert!(sets > 1 << 15, "the table grew ({sets} sets)");
+    assert!(
+        ring_written > 2 << 20,
+        "the ring came round ({ring_written} pieces)"
+    );
+    assert!(scratch.reused > 200_000, "{} words reused", scratch.reused);
+}
