@@ -309,7 +309,7 @@ impl Block {
             self.ends
                 .extend(memchr::memchr_iter(b'\n', data).map(|i| i as u32));
         }
-        let text = std::str::from_utf8(data).ok();
+        let text = simdutf8::basic::from_utf8(data).ok();
         self.prepared = Some(Prepared {
             utf8: text.is_some(),
         });
@@ -575,7 +575,7 @@ impl Batch {
             // has written to the block since.
             Some(Prepared { utf8: true }) => Some(unsafe { std::str::from_utf8_unchecked(data) }),
             Some(Prepared { utf8: false }) => None,
-            None => std::str::from_utf8(data).ok(),
+            None => simdutf8::basic::from_utf8(data).ok(),
         };
         let part = self.part;
         let block = &self.data;
