@@ -661,9 +661,10 @@ mod tests {
         c.claim(10, 24);
         let words: Vec<String> = (0..SETS as u32 / 2).map(|k| format!("g{k}")).collect();
         for (k, w) in words.iter().enumerate() {
-            let n = 1 + k % 5;
+            // One to five pieces (at most one a byte), the last ending with the word.
+            let n = 1 + k % w.len().min(5);
             let ids: Vec<u32> = (0..n as u32).map(|i| k as u32 + i).collect();
-            let ends: Vec<u8> = (1..=n as u8).collect();
+            let ends: Vec<u8> = (1..n as u8).chain([w.len() as u8]).collect();
             put(&mut c, w.as_bytes(), &ids, &ends, k as f32);
         }
         assert_eq!(c.sets.len(), SETS, "no growth yet: the test grows it");
