@@ -9,7 +9,7 @@
 //! robin) runs. Eight ways per bucket also keep pieces that share a bucket from evicting each
 //! other (two ways lost some 7 % of a Japanese text's pieces on every pass).
 //!
-//! Once [`GROW_AFTER`] live ways were evicted, the table grows, once, to four times as many
+//! Once 4096 live ways were evicted, the table grows, once, to four times as many
 //! buckets (1 MiB), keeping its ways. A small vocabulary makes many English words pieces of five
 //! tokens or more, which come here: with SentencePiece BPE of 1000 pieces, 20 MB of the KJV and
 //! the Jargon File have some 40 000 of them, and the small table missed 75 000–86 000 of its

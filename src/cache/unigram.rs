@@ -118,7 +118,7 @@ impl Packing {
     }
 }
 
-/// A cached word: its path (held in the entry, or in [`UnigramCache::spilled`]) and the bound
+/// A cached word: its path (held in the entry, or in the cache's ring of long paths) and the bound
 /// on the running score's magnitude under which it may be reused.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct CachedWord {
