@@ -343,6 +343,22 @@ mod tests {
             .collect()
     }
 
+    /// The stamps of two owners, the first one's first.
+    fn two_stamps() -> (Stamp, Stamp) {
+        let mut owner = CacheOwner::default();
+        owner.claim(1);
+        let first = owner.stamp();
+        owner.claim(2);
+        (first, owner.stamp())
+    }
+
+    /// Stores `piece` with `stamp`: put at its second sight.
+    fn store(cache: &mut LongCache, stamp: Stamp, piece: &[u8]) {
+        for _ in 0..2 {
+            cache.put(stamp, piece, &tokens(piece));
+        }
+    }
+
     fn get(cache: &mut LongCache, stamp: Stamp, piece: &[u8]) -> Option<Vec<PieceToken>> {
         cache.get(stamp, piece).map(|t| t.collect())
     }
@@ -416,16 +432,10 @@ mod tests {
 
     #[test]
     fn another_stamp_reads_as_empty() {
-        let mut owner = CacheOwner::default();
-        owner.claim(1);
-        let first = owner.stamp();
-        owner.claim(2);
-        let second = owner.stamp();
+        let (first, second) = two_stamps();
         let mut cache = LongCache::default();
         let piece = b"a piece of some twenty bytes";
-        for _ in 0..2 {
-            cache.put(first, piece, &tokens(piece));
-        }
+        store(&mut cache, first, piece);
         assert!(get(&mut cache, first, piece).is_some());
         assert_eq!(get(&mut cache, second, piece), None);
     }
@@ -443,20 +453,15 @@ mod tests {
             .take(WAYS + 2)
             .collect();
         let mut cache = LongCache::default();
-        let store = |cache: &mut LongCache, p: &[u8]| {
-            for _ in 0..2 {
-                cache.put(s, p, &tokens(p));
-            }
-        };
         for p in &same[..WAYS] {
-            store(&mut cache, p);
+            store(&mut cache, s, p);
         }
         for p in &same[..WAYS] {
             assert!(get(&mut cache, s, p).is_some());
         }
         // Used in order 0..8, then 0 again: 1 is the least recently used.
         assert!(get(&mut cache, s, same[0]).is_some());
-        store(&mut cache, same[WAYS]);
+        store(&mut cache, s, same[WAYS]);
         assert!(
             get(&mut cache, s, same[1]).is_none(),
             "the least recently used went"
@@ -568,16 +573,10 @@ mod tests {
     /// the new ones, in its order of use; another stamp's ways are dropped.
     #[test]
     fn growing_keeps_the_ways_in_order() {
-        let mut owner = CacheOwner::default();
-        owner.claim(1);
-        let old = owner.stamp();
-        owner.claim(2);
-        let s = owner.stamp();
+        let (old, s) = two_stamps();
         let mut cache = LongCache::default();
         let old_piece = b"a piece of the old stamp";
-        for _ in 0..2 {
-            cache.put(old, old_piece, &tokens(old_piece));
-        }
+        store(&mut cache, old, old_piece);
         // Which piece each record holds.
         let mut piece_at = std::collections::HashMap::new();
         for i in 0..20_000u32 {
@@ -634,9 +633,7 @@ mod tests {
             .collect();
         let mut grown_after = None;
         for (i, p) in pieces.iter().enumerate() {
-            for _ in 0..2 {
-                cache.put(s, p, &tokens(p));
-            }
+            store(&mut cache, s, p);
             if grown_after.is_none() && cache.buckets.len() == MAX_BUCKETS {
                 grown_after = Some(i + 1);
             }
