@@ -42,7 +42,7 @@ const MAX_SETS: usize = 1 << 17;
 const GROW_AFTER: usize = 4096;
 /// The pieces the ring of longer paths holds (4 MiB, allocated as it fills): a piece is its id
 /// (28 bits at most) and its end within the word, in four bytes; its score is the model's.
-const ARENA: usize = 1 << 20;
+const RING: usize = 1 << 20;
 
 /// `Entry::n`'s flag for a path in the ring.
 const SPILLED: u8 = 0x80;
@@ -187,11 +187,11 @@ pub struct UnigramCache {
     packing: Packing,
     /// Empty until first claimed.
     sets: Vec<Set>,
-    /// The paths that do not pack, in a ring of [`ARENA`] pieces: an entry holds where its
+    /// The paths that do not pack, in a ring of [`RING`] pieces: an entry holds where its
     /// path starts among all the pieces ever written here.
     ring: Vec<u32>,
     /// Pieces written to the ring so far (gaps left at its end included): a path that starts at
-    /// `at` is whole while `written - at <= ARENA`, i.e. until the ring's writes come round to
+    /// `at` is whole while `written - at <= RING`, i.e. until the ring's writes come round to
     /// it again.
     written: u64,
     /// Live entries evicted so far: the table grows when they reach [`GROW_AFTER`].
@@ -328,7 +328,7 @@ impl UnigramCache {
             e.key == key.words
                 && e.len as usize == len
                 && e.stamp == stamp.bits()
-                && (e.n & SPILLED == 0 || written - e.path <= ARENA as u64)
+                && (e.n & SPILLED == 0 || written - e.path <= RING as u64)
         });
         self.bypass.record(found.is_some());
         let way = found?;
@@ -364,7 +364,7 @@ impl UnigramCache {
         if !word.spilled {
             return word.for_each_packed(score, each);
         }
-        let at = (word.path % ARENA as u64) as usize;
+        let at = (word.path % RING as u64) as usize;
         for &piece in &self.ring[at..at + word.n] {
             let id = piece >> 4;
             each(PathPiece {
@@ -420,7 +420,7 @@ impl UnigramCache {
     /// Writes `pieces` (at most [`MAX_KEY`], ending within the word) to the ring and returns
     /// where they start among all pieces written, or `None` when they cannot be held there: an
     /// id of more than 28 bits, or a score that is not the model's (`score`). The oldest paths
-    /// are overwritten first, so a path is lost only after [`ARENA`] pieces of newer ones, and
+    /// are overwritten first, so a path is lost only after [`RING`] pieces of newer ones, and
     /// only it: the other entries keep theirs.
     fn spill(&mut self, pieces: &[PathPiece], score: impl Fn(u32) -> f32) -> Option<u64> {
         if pieces
@@ -430,10 +430,10 @@ impl UnigramCache {
             return None;
         }
         let n = pieces.len();
-        let mut at = (self.written % ARENA as u64) as usize;
-        if at + n > ARENA {
+        let mut at = (self.written % RING as u64) as usize;
+        if at + n > RING {
             // A path is never split at the ring's end: the gap counts as written.
-            self.written += (ARENA - at) as u64;
+            self.written += (RING - at) as u64;
             at = 0;
         }
         if self.ring.len() < at + n {
@@ -709,7 +709,7 @@ mod tests {
     }
 
     /// The ring overwrites its oldest paths first: a long path stays while fewer than
-    /// [`ARENA`] pieces of newer ones were written after it, and when it goes, the path written
+    /// [`RING`] pieces of newer ones were written after it, and when it goes, the path written
     /// just after it stays.
     #[test]
     fn long_paths_live_in_the_ring_until_it_comes_round() {
@@ -728,8 +728,8 @@ mod tests {
         let mut fillers = (0u32..)
             .map(|k| format!("w{k:08}"))
             .filter(|w| ![set_of(first), set_of(second)].contains(&set_of(w.as_bytes())));
-        // The two took 18 pieces: these leave the first whole, ending at ARENA - 4.
-        for _ in 0..ARENA / 9 - 2 {
+        // The two took 18 pieces: these leave the first whole, ending at RING - 4.
+        for _ in 0..RING / 9 - 2 {
             put(&mut c, fillers.next().unwrap().as_bytes(), &ids, &ends, 1.0);
         }
         let hit = get(&mut c, first).expect("still whole");
