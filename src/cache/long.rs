@@ -105,14 +105,20 @@ impl LongCache {
         (self.arena.len() * 8, self.arena.capacity() * 8)
     }
 
-    /// The cached tokens of `piece`, stored with `stamp`.
+    /// The cached tokens of `piece`, stored with `stamp`; pieces of up to `first_sight` bytes
+    /// are looked for whether or not they were seen (as [`LongCache::put`] stores them).
     #[inline]
-    pub fn get(&mut self, stamp: Stamp, piece: &[u8]) -> Option<LongTokens<'_>> {
+    pub fn get(
+        &mut self,
+        stamp: Stamp,
+        piece: &[u8],
+        first_sight: usize,
+    ) -> Option<LongTokens<'_>> {
         if piece.len() > LONG_PIECE {
             return None;
         }
         let hash = long_hash(piece);
-        if !self.seen.contains(hash) || self.buckets.is_empty() {
+        if (piece.len() > first_sight && !self.seen.contains(hash)) || self.buckets.is_empty() {
             return None;
         }
         let want = way_key(hash, stamp);
@@ -136,14 +142,15 @@ impl LongCache {
         Some(LongTokens(self.arena[tokens..tokens + n].iter()))
     }
 
-    /// Stores the tokens of `piece` with `stamp`, when it was seen before and fits (see the
-    /// module documentation). Called after [`LongCache::get`] missed.
-    pub fn put(&mut self, stamp: Stamp, piece: &[u8], tokens: &[PieceToken]) {
+    /// Stores the tokens of `piece` with `stamp`, when it fits and is at most `first_sight`
+    /// bytes or was seen before (a filter of hashes says). Called after [`LongCache::get`]
+    /// missed, with the same `first_sight`.
+    pub fn put(&mut self, stamp: Stamp, piece: &[u8], tokens: &[PieceToken], first_sight: usize) {
         if tokens.len() > LONG_MAX_TOKENS || piece.len() > LONG_PIECE {
             return;
         }
         let hash = long_hash(piece);
-        if !self.seen.insert(hash) {
+        if !self.seen.insert(hash) && piece.len() > first_sight {
             return;
         }
         if self.buckets.is_empty() {
@@ -280,7 +287,8 @@ fn fmix(mut h: u64) -> u64 {
 ///
 /// The tier stores a piece the second time it is seen, not the first, and looks for a piece
 /// only when it was seen: text where long pieces never repeat (random characters, identifiers)
-/// would otherwise pay a copy per piece for nothing, and a look in the table.
+/// would otherwise pay a copy per piece for nothing, and a look in the table. (Its caller may
+/// have short pieces stored at their first sight: [`LongCache::put`].)
 #[derive(Default)]
 struct SeenFilter {
     bits: Vec<u64>,
@@ -355,12 +363,12 @@ mod tests {
     /// Stores `piece` with `stamp`: put at its second sight.
     fn store(cache: &mut LongCache, stamp: Stamp, piece: &[u8]) {
         for _ in 0..2 {
-            cache.put(stamp, piece, &tokens(piece));
+            cache.put(stamp, piece, &tokens(piece), 0);
         }
     }
 
     fn get(cache: &mut LongCache, stamp: Stamp, piece: &[u8]) -> Option<Vec<PieceToken>> {
-        cache.get(stamp, piece).map(|t| t.collect())
+        cache.get(stamp, piece, 0).map(|t| t.collect())
     }
 
     #[test]
@@ -373,13 +381,13 @@ mod tests {
                 let piece = &text[start..start + len];
                 let want = tokens(piece);
                 assert_eq!(get(&mut cache, s, piece), None, "{len}");
-                cache.put(s, piece, &want);
+                cache.put(s, piece, &want, 0);
                 assert_eq!(
                     get(&mut cache, s, piece),
                     None,
                     "stored when seen twice: {len}"
                 );
-                cache.put(s, piece, &want);
+                cache.put(s, piece, &want, 0);
                 assert_eq!(get(&mut cache, s, piece), Some(want), "{len}");
                 // A piece that differs in its last byte, or lacks its first, is another.
                 let mut other = piece.to_vec();
@@ -391,19 +399,19 @@ mod tests {
         // The longest piece, in few tokens.
         let piece = &text[100..100 + LONG_PIECE];
         let few = vec![PieceToken { id: 9, len: 4 }; LONG_PIECE / 4];
-        cache.put(s, piece, &few);
-        cache.put(s, piece, &few);
+        cache.put(s, piece, &few, 0);
+        cache.put(s, piece, &few, 0);
         assert_eq!(get(&mut cache, s, piece), Some(few));
         // Too long, or too many tokens: never stored.
         let piece = &text[..LONG_PIECE + 1];
         for _ in 0..3 {
-            cache.put(s, piece, &tokens(piece));
+            cache.put(s, piece, &tokens(piece), 0);
         }
         assert_eq!(get(&mut cache, s, piece), None);
         let piece = &text[..LONG_PIECE];
         let many = vec![PieceToken { id: 1, len: 1 }; LONG_MAX_TOKENS + 1];
         for _ in 0..3 {
-            cache.put(s, piece, &many);
+            cache.put(s, piece, &many, 0);
         }
         assert_eq!(get(&mut cache, s, piece), None);
     }
@@ -483,10 +491,10 @@ mod tests {
         for i in 0..20_000u32 {
             let mut piece = vec![b'x'; LONG_PIECE];
             piece[..4].copy_from_slice(&i.to_le_bytes());
-            cache.put(s, &piece, &full);
+            cache.put(s, &piece, &full, 0);
             // Only when the filter of seen pieces has this piece's bit from another one.
             early += get(&mut cache, s, &piece).is_some() as usize;
-            cache.put(s, &piece, &full);
+            cache.put(s, &piece, &full, 0);
             // Stored: the newest record survives the emptying its store may cause.
             stored += get(&mut cache, s, &piece).is_some() as usize;
             let (held, allocated) = cache.held();
@@ -519,8 +527,8 @@ mod tests {
         while cache.held().0 + 60_000 < LONG_BUDGET {
             let mut p = vec![b'y'; LONG_PIECE];
             p[..4].copy_from_slice(&i.to_le_bytes());
-            cache.put(owner.stamp(), &p, &full);
-            cache.put(owner.stamp(), &p, &full);
+            cache.put(owner.stamp(), &p, &full, 0);
+            cache.put(owner.stamp(), &p, &full, 0);
             i += 1;
         }
         // … and it sees nearly as many pieces as the filter takes before emptying.
@@ -547,7 +555,7 @@ mod tests {
                     "nothing of this tokenizer's yet"
                 );
                 assert!(round < 2 || got == Some(tokens(&p)), "piece {i} not stored");
-                cache.put(owner.stamp(), &p, &tokens(&p));
+                cache.put(owner.stamp(), &p, &tokens(&p), 0);
             }
         }
     }
@@ -584,7 +592,7 @@ mod tests {
             for _ in 0..2 {
                 // Stored at its second sight (or its first, when the filter takes it for seen).
                 let at = cache.arena.len();
-                cache.put(s, &p, &tokens(&p));
+                cache.put(s, &p, &tokens(&p), 0);
                 if cache.arena.len() > at {
                     piece_at.insert(at, p.clone());
                 }
@@ -654,5 +662,24 @@ mod tests {
             .count();
         // The pieces evicted before the table grew are gone: some 4096 of them.
         assert!(found > pieces.len() * 4 / 5, "{found} found");
+    }
+
+    /// Pieces of up to `first_sight` bytes are stored, and found, at their first sight; longer
+    /// ones at their second.
+    #[test]
+    fn short_pieces_may_be_stored_at_their_first_sight() {
+        let s = stamp();
+        let mut cache = LongCache::default();
+        let text: Vec<u8> = (0..64u8).map(|i| b'a' + i % 26).collect();
+        for len in [1, 8, 15, 16, 17, 40] {
+            let piece = &text[..len];
+            let want = tokens(piece);
+            let got = |cache: &mut LongCache| cache.get(s, piece, 16).map(|t| t.collect());
+            assert_eq!(got(&mut cache), None, "{len}");
+            cache.put(s, piece, &want, 16);
+            assert_eq!(got(&mut cache), (len <= 16).then(|| want.clone()), "{len}");
+            cache.put(s, piece, &want, 16);
+            assert_eq!(got(&mut cache), Some(want), "{len}");
+        }
     }
 }

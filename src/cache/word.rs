@@ -84,12 +84,15 @@ impl<S: ShortSet> WordCache<S> {
     /// The cached tokens of a piece in the long tier.
     #[inline]
     pub fn get_long(&mut self, piece: &[u8]) -> Option<LongTokens<'_>> {
-        self.long.get(self.owner.stamp(), piece)
+        self.long
+            .get(self.owner.stamp(), piece, S::LONG_FIRST_SIGHT)
     }
 
-    /// Stores the tokens of a piece in the long tier (when they fit, and it was seen before).
+    /// Stores the tokens of a piece in the long tier (when they fit, and it is short enough
+    /// for the layout's [`ShortSet::LONG_FIRST_SIGHT`] or was seen before).
     pub fn put_long(&mut self, piece: &[u8], tokens: &[PieceToken]) {
-        self.long.put(self.owner.stamp(), piece, tokens);
+        self.long
+            .put(self.owner.stamp(), piece, tokens, S::LONG_FIRST_SIGHT);
     }
 
     /// Whether a short word of `n` tokens fits in the short tier.
