@@ -4,11 +4,13 @@
 //! exact. Prose repeats a few thousand words over and over (English text, some 40 000 distinct
 //! pieces): a hit costs a 16-byte compare instead of a trie walk or a merge whose every step is
 //! a dependent load. The short tier holds 65536 entries, two-way set associative: a new word
-//! replaces the less recently used of its set's two. Its entries are laid out per model
+//! replaces the less recently used of its set's two — or, in the layouts that have one
+//! ([`ShortSet::SECOND_SET`]: SentencePiece BPE's) and once the tier has grown, goes to a
+//! second set when its first is full. Its entries are laid out per model
 //! ([`crate::cache::short_entries`]): 40 bytes with up to four tokens for WordPiece and
 //! SentencePiece BPE (2.5 MiB), 32 bytes with up to three, a set per cache line, for byte-level
-//! BPE (2 MiB). Once it has evicted `GROW_AFTER` live BPE pieces it doubles, once, to 131072
-//! entries (5 or 4 MiB): English has
+//! BPE (2 MiB). Once `GROW_AFTER` BPE pieces have found their first set full it doubles, once,
+//! to 131072 entries (5 or 4 MiB): English has
 //! some 40 000 distinct pieces, and at 65536 entries a warm pass over 20 MB of it still missed
 //! 40 000 times (conflicts), against 14 000 at 131072 (cl100k, repeated passes +8–11 %). It
 //! grows after about 5 MB of English; a shorter text never pays for the larger table.
@@ -25,7 +27,7 @@ pub use crate::cache::key::{Key, MAX_WORD};
 #[cfg(test)]
 use crate::cache::long::{LONG_MAX_TOKENS, LONG_PIECE};
 use crate::cache::long::{LongCache, LongTokens};
-use crate::cache::owner::{CacheOwner, Claim};
+use crate::cache::owner::{CacheOwner, Claim, Stamp};
 use crate::cache::short_entries::{HIT_TOKENS, ShortEntry, ShortSet};
 pub use crate::cache::short_entries::{PieceSet, WordSet};
 use crate::models::token::PieceToken;
@@ -45,8 +47,9 @@ const SLOTS: usize = 1 << 16;
 /// The slots after growing. Twice as many again (then 10 MiB, at 40 bytes a slot) missed less
 /// still but was slower: the hits' lines fell out of the L2 cache.
 const MAX_SLOTS: usize = 1 << 17;
-/// Live entries evicted before the tier grows: some hundred for a megabyte of English, a few
-/// thousand by its third megabyte.
+/// Words that found their first set full (evicting a live entry, or going to their second
+/// set) before the tier grows: some hundred for a megabyte of English, a few thousand by its
+/// third megabyte.
 const GROW_AFTER: usize = 4096;
 
 /// The cache of one thread for one tokenizer, its short tier's sets of layout `S`: [`WordSet`]
@@ -57,8 +60,9 @@ pub struct WordCache<S: ShortSet = WordSet> {
     sets: Box<[S]>,
     /// `64 - log2(sets.len())`: a key's hash shifted by this is its set.
     shift: u32,
-    /// Live entries evicted so far: the tier grows when they reach [`GROW_AFTER`].
-    evictions: usize,
+    /// Words stored so far that found their first set full: the tier grows when they reach
+    /// [`GROW_AFTER`].
+    crowded: usize,
     long: LongCache,
     /// Whether [`cached_piece`] leaves the cache out (text whose pieces do not repeat).
     bypass: CacheBypass,
@@ -73,7 +77,7 @@ impl<S: ShortSet> Default for WordCache<S> {
             owner: CacheOwner::default(),
             sets: vec![S::default(); SLOTS / 2].into_boxed_slice(),
             shift: 64 - (SLOTS / 2).trailing_zeros(),
-            evictions: 0,
+            crowded: 0,
             long: LongCache::default(),
             bypass: CacheBypass::default(),
         }
@@ -142,16 +146,30 @@ impl<S: ShortSet> WordCache<S> {
     #[inline]
     fn find(&mut self, key: &Key) -> Option<&S::Entry> {
         let stamp = self.owner.stamp();
-        let set = self.set_of(key);
+        let mut set = self.set_of(key);
+        if !self.hit_in(set, key, stamp) {
+            if !self.spills() {
+                return None;
+            }
+            set = self.alt_set_of(key);
+            if !self.hit_in(set, key, stamp) {
+                return None;
+            }
+        }
+        Some(&self.sets[set].ways()[0])
+    }
+
+    /// Whether `set` holds the word, which it then makes its first (most recently used) entry.
+    #[inline(always)]
+    fn hit_in(&mut self, set: usize, key: &Key, stamp: Stamp) -> bool {
         let ways = self.sets[set].ways_mut();
         if !ways[0].holds(key, stamp) {
             if !ways[1].holds(key, stamp) {
-                return None;
+                return false;
             }
-            // The most recently used entry of the set is its first.
             ways.swap(0, 1);
         }
-        Some(&ways[0])
+        true
     }
 
     /// Stores the tokens of the word (when they fit: consecutive tokens that tile the word,
@@ -162,20 +180,51 @@ impl<S: ShortSet> WordCache<S> {
         let Some(e) = S::Entry::new(key, stamp, tokens) else {
             return;
         };
-        let set = self.set_of(key);
-        if self.sets[set].ways()[1].is_live(stamp) {
-            self.evictions += 1;
+        if self.place(key, e, stamp) {
+            self.crowded += 1;
         }
-        self.place_first(set, e);
     }
 
-    /// Doubles the short tier once it has evicted `GROW_AFTER` live entries (once). For BPE
+    /// Puts `e`, the entry of `key`, first in the key's first set when that has room, else
+    /// (with [`ShortSet::SECOND_SET`]) in its second set when that has room, else in its first,
+    /// dropping that set's least recently used entry. Returns whether the first set was full.
+    ///
+    /// Two sets per word: with one, the words of a set beyond its two ways evicted each other
+    /// on every pass over a text (a pass over 20 MB of English with `llama-spm`, 131072 entries,
+    /// missed 34 578 times, each a BPE of the word); with a second set to spill into, a word is
+    /// lost only when both are full (991 misses).
+    #[inline]
+    fn place(&mut self, key: &Key, e: S::Entry, stamp: Stamp) -> bool {
+        // A set's second way is live when both are (see `place_first`).
+        let first = self.set_of(key);
+        if !self.sets[first].ways()[1].is_live(stamp) {
+            self.place_first(first, e);
+            return false;
+        }
+        let second = self.alt_set_of(key);
+        if self.spills() && !self.sets[second].ways()[1].is_live(stamp) {
+            self.place_first(second, e);
+            return true;
+        }
+        self.place_first(first, e);
+        true
+    }
+
+    /// Whether words go to a second set when their first is full: in the layouts that have
+    /// one ([`ShortSet::SECOND_SET`]), once the tier has grown — so only for BPE words (see
+    /// [`WordCache::grow_if_thrashing`]), whose misses cost a BPE each.
+    #[inline(always)]
+    fn spills(&self) -> bool {
+        S::SECOND_SET && self.sets.len() * 2 == MAX_SLOTS
+    }
+
+    /// Doubles the short tier once `GROW_AFTER` words found their first set full (once). For BPE
     /// pieces only: a WordPiece miss is a trie walk of a short word, far cheaper than a BPE miss
     /// (about 330 ns), and growing showed no gain for it (bert-base-uncased on `en-20mb`, within
     /// the ±5 % noise of those runs).
     #[inline]
     pub fn grow_if_thrashing(&mut self) {
-        if self.evictions >= GROW_AFTER && self.sets.len() * 2 < MAX_SLOTS {
+        if self.crowded >= GROW_AFTER && self.sets.len() * 2 < MAX_SLOTS {
             self.grow();
         }
     }
@@ -189,15 +238,22 @@ impl<S: ShortSet> WordCache<S> {
         ways[0] = e;
     }
 
-    /// The key's set.
+    /// The key's first set: the top bits of its hash.
     #[inline]
     fn set_of(&self, key: &Key) -> usize {
         (key.hash() >> self.shift) as usize
     }
 
+    /// The key's second set: bits of its hash below those of the first (at most 24 bits pick
+    /// a set, so the two never share a bit).
+    #[inline]
+    fn alt_set_of(&self, key: &Key) -> usize {
+        (key.hash().rotate_left(24) >> self.shift) as usize
+    }
+
     /// The number of entries of the short tier.
     #[cfg(test)]
-    fn slots(&self) -> usize {
+    pub(crate) fn slots(&self) -> usize {
         self.sets.len() * 2
     }
 
@@ -213,7 +269,7 @@ impl<S: ShortSet> WordCache<S> {
         for way in [1, 0] {
             for e in old.iter().map(|set| &set.ways()[way]) {
                 if e.is_live(stamp) {
-                    self.place_first(self.set_of(&e.key()), *e);
+                    self.place(&e.key(), *e, stamp);
                 }
             }
         }
@@ -377,6 +433,91 @@ mod tests {
         assert!(through(&mut cache, b, 0).1, "the least recently used went");
     }
 
+    /// Stores `w` in a word cache as one token, as WordPiece's `[UNK]` would be.
+    fn put_word(cache: &mut WordCache<WordSet>, w: &[u8]) {
+        let token = [WordToken {
+            id: w.len() as u32,
+            start: 0,
+            end: w.len() as u32,
+        }];
+        cache.put(&Key::new(w), &token);
+    }
+
+    /// Whether the word cache answers for `w` (with what `put_word` stored).
+    fn has_word(cache: &mut WordCache<WordSet>, w: &[u8]) -> bool {
+        let mut got = Vec::new();
+        let hit = cache.get(&Key::new(w), |id, s, e| got.push((id, s, e)));
+        if hit {
+            assert_eq!(got, [(w.len() as u32, 0, w.len() as u32)]);
+        }
+        hit
+    }
+
+    #[test]
+    fn a_word_spills_into_its_second_set_and_is_evicted_only_when_both_are_full() {
+        let words: Vec<Vec<u8>> = (0..400_000u32)
+            .map(|i| format!("w{i}").into_bytes())
+            .collect();
+        // Words spill once the tier has grown (BPE words only make it grow).
+        let grown = || {
+            let mut cache = WordCache::<WordSet>::default();
+            cache.grow();
+            cache
+        };
+        let probe = grown();
+        let first = |w: &[u8]| probe.set_of(&Key::new(w));
+        let second = |w: &[u8]| probe.alt_set_of(&Key::new(w));
+        let a = &words[0];
+        let set = first(a);
+        // Words of a's first set whose second sets differ from it and from each other.
+        let mut same = words[1..]
+            .iter()
+            .filter(|w| first(w) == set && second(w) != set);
+        let b = same.next().unwrap();
+        let d = same.next().unwrap();
+        let c = same.find(|w| second(w) != second(d)).unwrap();
+        // Two words whose first set is c's second.
+        let mut others = words[1..].iter().filter(|w| first(w) == second(c));
+        let (y, z) = (others.next().unwrap(), others.next().unwrap());
+        let mut cache = grown();
+        cache.claim(1);
+        for w in [a, b] {
+            put_word(&mut cache, w);
+        }
+        // a is used again, so b is the set's least recently used.
+        assert!(has_word(&mut cache, a));
+        // d finds its first set full and goes to its second: nothing is lost.
+        put_word(&mut cache, d);
+        for w in [a, b, d] {
+            assert!(has_word(&mut cache, w));
+        }
+        assert_eq!(cache.crowded, 1);
+        assert!(has_word(&mut cache, a));
+        // c finds both its sets full (y and z fill its second): the first set's least
+        // recently used (b) goes.
+        for w in [y, z, c] {
+            put_word(&mut cache, w);
+        }
+        assert_eq!(cache.crowded, 2);
+        for w in [a, c, d, y, z] {
+            assert!(has_word(&mut cache, w));
+        }
+        assert!(!has_word(&mut cache, b), "the least recently used went");
+        // Before the tier grows (WordPiece's words never make it), a full set evicts at once.
+        let mut small = WordCache::<WordSet>::default();
+        small.claim(1);
+        let first = |w: &[u8]| small.set_of(&Key::new(w));
+        let set = first(a);
+        let mut same = words[1..].iter().filter(|w| first(w) == set);
+        let (b, c) = (same.next().unwrap(), same.next().unwrap());
+        for w in [a, b, c] {
+            put_word(&mut small, w);
+        }
+        assert!(has_word(&mut small, c) && has_word(&mut small, b));
+        assert!(!has_word(&mut small, a));
+        // Byte-level pieces never spill: the `PieceCache` test above.
+    }
+
     #[test]
     fn the_short_tier_grows_once_after_evictions_and_keeps_its_words() {
         let words: Vec<Vec<u8>> = (0..400_000u32)
@@ -394,7 +535,7 @@ mod tests {
         for w in &words[..10_000] {
             store(&mut cache, w);
         }
-        assert!(cache.evictions > 0 && cache.evictions < GROW_AFTER);
+        assert!(cache.crowded > 0 && cache.crowded < GROW_AFTER);
         assert_eq!(cache.slots(), SLOTS);
         // More words: it grows, once.
         let mut grew_at = None;
@@ -427,7 +568,7 @@ mod tests {
             }];
             words_only.put(&Key::new(w), &token);
         }
-        assert!(words_only.evictions >= GROW_AFTER);
+        assert!(words_only.crowded >= GROW_AFTER);
         assert_eq!(words_only.slots(), SLOTS);
     }
 }

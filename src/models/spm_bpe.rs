@@ -944,4 +944,54 @@ mod tests {
             }
         }
     }
+
+    #[test]
+    fn words_stay_exact_as_the_cache_grows_and_spills() {
+        // Sixteen letters, every pair of them a piece and `▁` before each: enough distinct
+        // words of a few tokens for the short tier to grow and words to go to their second
+        // sets. Two passes, so that the second is answered from the cache — every word as the
+        // single pass gives it.
+        let mut g = TestText::new(0x51_7E7E);
+        let letters: Vec<char> = ('a'..='p').collect();
+        let mut pieces = vec![
+            piece("<unk>", 0.0, PieceKind::Unknown),
+            piece("▁", -1.0, PieceKind::Normal),
+        ];
+        for &x in &letters {
+            pieces.push(piece(&x.to_string(), -1.0, PieceKind::Normal));
+            pieces.push(piece(
+                &format!("▁{x}"),
+                -(g.below(8) as f32),
+                PieceKind::Normal,
+            ));
+            for &y in &letters {
+                pieces.push(piece(
+                    &format!("{x}{y}"),
+                    -(g.below(8) as f32),
+                    PieceKind::Normal,
+                ));
+            }
+        }
+        let vocab = Vocab::new(pieces, Some(0), Kernels::scalar());
+        let model = SpmBpe::new(&vocab, &[], Kernels::scalar()).unwrap();
+        let mut scratch = BpeScratch::default();
+        let words: Vec<String> = (0..200_000)
+            .map(|_| {
+                let word: String = (0..4 + g.below(4))
+                    .map(|_| letters[g.below(16) as usize])
+                    .collect();
+                format!("▁{word}")
+            })
+            .collect();
+        let (mut cached, mut whole) = (Vec::new(), Vec::new());
+        for pass in 0..2 {
+            for word in &words {
+                model.encode(&vocab, word.as_bytes(), &mut scratch, &mut cached);
+                whole.clear();
+                model.encode_span(&vocab, word.as_bytes(), &mut scratch, &mut whole);
+                assert_eq!(cached, whole, "pass {pass}: {word:?}");
+            }
+        }
+        assert!(scratch.cache.slots() > 1 << 16, "the short tier grew");
+    }
 }
