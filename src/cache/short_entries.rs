@@ -13,6 +13,7 @@
 //! is never another word's.
 
 use crate::cache::key::Key;
+use crate::cache::long::LONG_PIECE;
 use crate::cache::owner::Stamp;
 use crate::models::token::WordToken;
 
@@ -149,10 +150,13 @@ pub struct WordSet([WordEntry; 2]);
 impl ShortSet for WordSet {
     type Entry = WordEntry;
     /// SentencePiece BPE's words of many tokens (a small vocabulary makes many English words
-    /// so) repeat as words do: a second BPE of each cost more than the records of those that do
-    /// not (botchan's BPE on the first 20 MB of English 113 → 118–120 MB/s, on Python code the
-    /// second pass 65 → 75–77; the UDHR's 532 languages level).
-    const LONG_FIRST_SIGHT: usize = 16;
+    /// so), and its long ones, repeat as words do: a second BPE of each cost more than the
+    /// records of those that do not. Words of up to 16 bytes at first sight: botchan's BPE on
+    /// the first 20 MB of English 113 → 118–120 MB/s, on Python code the second pass 65 →
+    /// 75–77. Then words of every length: first passes over Chinese 69 → 80 (`llama-spm`) and
+    /// 87 → 98 MB/s (botchan), over Japanese 83 → 95, `llama-spm`'s second pass over Python
+    /// code 36 → 103; English and the UDHR's 532 languages level.
+    const LONG_FIRST_SIGHT: usize = LONG_PIECE;
     /// A SentencePiece BPE miss is a BPE of a word (about 0.8 µs), worth a second set's read:
     /// `llama-spm`'s repeated passes over 20 MB of English missed 34 578 times with one set,
     /// 991 with two. (WordPiece, the other user, never grows the tier, so never spills.)
