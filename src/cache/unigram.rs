@@ -18,7 +18,10 @@
 //! once, to four times that (8 MiB), keeping its entries: on 20 MB of the KJV and the Jargon
 //! File (66 000 distinct words) the table of 2 MiB missed 1.4 % of lookups at every pass, each
 //! miss an analysis of the word, and the one of 8 MiB 0.5 % (repeated passes with XLM-R 156 →
-//! 171 MB/s, botchan 141 → 147). The ring keeps the paths of a small vocabulary's words (botchan's
+//! 171 MB/s, botchan 141 → 147). Once grown, a word whose set is full goes to a second set
+//! (other bits of its hash) when that one has room, and a lookup that misses its first set
+//! reads its second: the words of crowded sets no longer evict each other on every pass (XLM-R
+//! on that text: 16 770 misses a repeated pass → 63). The ring keeps the paths of a small vocabulary's words (botchan's
 //! 1000 pieces pack four to an entry; a third of the misses were words of five pieces or more):
 //! it overwrites its oldest paths, where the arena of 3 MiB before it started over and lost them
 //! all, three times a pass over that text with botchan (2.8 % of lookups missed). The table
@@ -264,6 +267,13 @@ impl Key {
     fn set(&self, sets: usize) -> usize {
         ((self.hash >> 40) as usize) & (sets - 1)
     }
+
+    /// The key's second set among `sets` (at most [`MAX_SETS`]): bits of the hash apart from
+    /// the first set's.
+    #[inline]
+    fn second_set(&self, sets: usize) -> usize {
+        ((self.hash >> 17) as usize) & (sets - 1)
+    }
 }
 
 impl UnigramCache {
@@ -321,17 +331,22 @@ impl UnigramCache {
         let WordKey(key, len) = *key;
         debug_assert!(len <= MAX_KEY && !self.sets.is_empty());
         let stamp = self.owner.stamp();
-        let set = key.set(self.sets.len());
-        let ways = &mut self.sets[set].0;
         let written = self.written;
-        let found = ways.iter().position(|e| {
+        let holds = |e: &Entry| {
             e.key == key.words
                 && e.len as usize == len
                 && e.stamp == stamp.bits()
                 && (e.n & SPILLED == 0 || written - e.path <= RING as u64)
-        });
+        };
+        let mut set = key.set(self.sets.len());
+        let mut found = self.sets[set].0.iter().position(holds);
+        if found.is_none() && self.spills() {
+            set = key.second_set(self.sets.len());
+            found = self.sets[set].0.iter().position(holds);
+        }
         self.bypass.record(found.is_some());
         let way = found?;
+        let ways = &mut self.sets[set].0;
         if way == 1 {
             ways.swap(0, 1);
         }
@@ -405,7 +420,16 @@ impl UnigramCache {
             max_base,
             path,
         };
-        let set = key.set(self.sets.len());
+        // The first set, unless it is full and the second is not (a set's second way is taken
+        // when both are: entries go in first).
+        let full = |set: &Set| set.0[1].stamp == stamp.bits();
+        let mut set = key.set(self.sets.len());
+        if full(&self.sets[set]) && self.spills() {
+            let second = key.second_set(self.sets.len());
+            if !full(&self.sets[second]) {
+                set = second;
+            }
+        }
         let ways = &mut self.sets[set].0;
         if ways[1].stamp == stamp.bits() {
             self.evictions += 1;
@@ -446,6 +470,14 @@ impl UnigramCache {
         let start = self.written;
         self.written += n as u64;
         Some(start)
+    }
+
+    /// Whether a word whose set is full goes to its second set: once the table has grown.
+    /// With one set per word, 16 770 lookups a pass over 20 MB of English missed (XLM-R), the
+    /// words of crowded sets evicting each other on every pass, each miss an analysis.
+    #[inline(always)]
+    fn spills(&self) -> bool {
+        self.sets.len() == MAX_SETS
     }
 
     /// Grows the table to [`MAX_SETS`], once, keeping the owner's entries: the words seen so far
@@ -778,5 +810,56 @@ mod tests {
             text.extend([b'y'; 40]);
             assert_eq!(first_id(c.get(&text, 0, len)), Some(len as u32));
         }
+    }
+
+    #[test]
+    fn once_grown_a_word_spills_into_its_second_set() {
+        let mut c = UnigramCache::default();
+        c.claim(1, 24);
+        // Grown by hand (`grow` keeps entries; none yet).
+        c.grow();
+        let sets = c.sets.len();
+        let key = |w: &[u8]| Key::in_text(w, 0, w.len());
+        let words: Vec<Vec<u8>> = (0..2_000_000u32)
+            .map(|i| format!("w{i}").into_bytes())
+            .collect();
+        let a = &words[0];
+        let first = key(a).set(sets);
+        // Words of a's first set whose second sets differ from it and from each other's.
+        let mut same = words[1..].iter().filter(|w| {
+            let k = key(w);
+            k.set(sets) == first && k.second_set(sets) != first
+        });
+        let b = same.next().unwrap();
+        let d = same.next().unwrap();
+        let c_word = same
+            .find(|w| key(w).second_set(sets) != key(d).second_set(sets))
+            .unwrap();
+        // Two words whose first set is c_word's second.
+        let mut others = words[1..]
+            .iter()
+            .filter(|w| key(w).set(sets) == key(c_word).second_set(sets));
+        let (y, z) = (others.next().unwrap(), others.next().unwrap());
+        let id = |w: &[u8]| words.iter().position(|x| x == w).unwrap() as u32;
+        let store = |c: &mut UnigramCache, w: &[u8]| put(c, w, &[id(w)], &[w.len() as u8], 1.0);
+        let found = |c: &mut UnigramCache, w: &[u8]| get(c, w).map(|h| h.path as u32);
+        for w in [a, b] {
+            store(&mut c, w);
+        }
+        // d finds its first set full and goes to its second: nothing is lost.
+        store(&mut c, d);
+        for w in [a, b, d] {
+            assert_eq!(found(&mut c, w), Some(id(w)));
+        }
+        // a was used last: c_word, finding both its sets full (y and z), evicts b.
+        for w in [y, z] {
+            store(&mut c, w);
+        }
+        assert_eq!(found(&mut c, a), Some(id(a)));
+        store(&mut c, c_word);
+        for w in [a, c_word, d, y, z] {
+            assert_eq!(found(&mut c, w), Some(id(w)));
+        }
+        assert_eq!(found(&mut c, b), None, "the least recently used went");
     }
 }
