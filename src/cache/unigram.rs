@@ -20,8 +20,9 @@
 //! miss an analysis of the word, and the one of 8 MiB 0.5 % (repeated passes with XLM-R 156 →
 //! 171 MB/s, botchan 141 → 147). Once grown, a word whose set is full goes to a second set
 //! (other bits of its hash) when that one has room, and a lookup that misses its first set
-//! reads its second: the words of crowded sets no longer evict each other on every pass (XLM-R
-//! on that text: 16 770 misses a repeated pass → 63). The ring keeps the paths of a small vocabulary's words (botchan's
+//! reads its second, while at most half the entries are taken: the words of crowded sets no
+//! longer evict each other on every pass (XLM-R on that text: 16 770 misses a repeated pass →
+//! 63). The ring keeps the paths of a small vocabulary's words (botchan's
 //! 1000 pieces pack four to an entry; a third of the misses were words of five pieces or more):
 //! it overwrites its oldest paths, where the arena of 3 MiB before it started over and lost them
 //! all, three times a pass over that text with botchan (2.8 % of lookups missed). The table
@@ -199,6 +200,9 @@ pub struct UnigramCache {
     written: u64,
     /// Live entries evicted so far: the table grows when they reach [`GROW_AFTER`].
     evictions: usize,
+    /// Entries stored into a free way since the owner claimed the table: an upper bound on
+    /// its live entries, which decides whether words spill ([`UnigramCache::spills`]).
+    stored: usize,
     bypass: CacheBypass,
 }
 
@@ -288,10 +292,14 @@ impl UnigramCache {
         }
         match self.owner.claim(owner) {
             Claim::Same => {}
-            Claim::Changed => self.bypass = CacheBypass::default(),
+            Claim::Changed => {
+                self.bypass = CacheBypass::default();
+                self.stored = 0;
+            }
             Claim::Wrapped => {
                 self.sets.fill(Set::default());
                 self.bypass = CacheBypass::default();
+                self.stored = 0;
             }
         }
     }
@@ -433,6 +441,8 @@ impl UnigramCache {
         let ways = &mut self.sets[set].0;
         if ways[1].stamp == stamp.bits() {
             self.evictions += 1;
+        } else {
+            self.stored += 1;
         }
         ways[1] = ways[0];
         ways[0] = e;
@@ -472,12 +482,16 @@ impl UnigramCache {
         Some(start)
     }
 
-    /// Whether a word whose set is full goes to its second set: once the table has grown.
-    /// With one set per word, 16 770 lookups a pass over 20 MB of English missed (XLM-R), the
-    /// words of crowded sets evicting each other on every pass, each miss an analysis.
+    /// Whether a word whose set is full goes to its second set: once the table has grown, while
+    /// at most half of its entries are taken. With one set per word, 16 770 lookups a pass
+    /// over 20 MB of English missed (XLM-R), the words of crowded sets evicting each other on
+    /// every pass, each miss an analysis; with two, 63. A text of more distinct words than
+    /// that fills the table anyway, and there spilling lost more than it saved: the UDHR's 532
+    /// languages (botchan's model) missed 171 800 times a pass instead of 181 500, for 221 000
+    /// second looks — repeated passes 66–67 → 61–62 MB/s.
     #[inline(always)]
     fn spills(&self) -> bool {
-        self.sets.len() == MAX_SETS
+        self.sets.len() == MAX_SETS && self.stored <= MAX_SETS
     }
 
     /// Grows the table to [`MAX_SETS`], once, keeping the owner's entries: the words seen so far
@@ -861,5 +875,15 @@ mod tests {
             assert_eq!(found(&mut c, w), Some(id(w)));
         }
         assert_eq!(found(&mut c, b), None, "the least recently used went");
+        // Once more entries were stored than half the table holds, words no longer spill (nor
+        // are looked for in their second sets): b, stored again, finds its first set full and
+        // evicts the least recently used there, a.
+        c.stored = MAX_SETS + 1;
+        assert_eq!(found(&mut c, c_word), Some(id(c_word)));
+        store(&mut c, b);
+        assert_eq!(found(&mut c, b), Some(id(b)));
+        assert_eq!(found(&mut c, a), None);
+        assert_eq!(found(&mut c, c_word), Some(id(c_word)));
+        assert_eq!(found(&mut c, d), None);
     }
 }
