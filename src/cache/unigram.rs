@@ -348,7 +348,11 @@ impl UnigramCache {
         };
         let mut set = key.set(self.sets.len());
         let mut found = self.sets[set].0.iter().position(holds);
-        if found.is_none() && self.spills() {
+        // A word is in its second set only if its first was full when it was stored, and a
+        // set, once full, stays so while the owner keeps the table: a miss in a set with room
+        // (most first sights of words) reads no second set.
+        let first_full = self.sets[set].0[1].stamp == stamp.bits();
+        if found.is_none() && first_full && self.spills() {
             set = key.second_set(self.sets.len());
             found = self.sets[set].0.iter().position(holds);
         }

@@ -148,7 +148,10 @@ impl<S: ShortSet> WordCache<S> {
         let stamp = self.owner.stamp();
         let mut set = self.set_of(key);
         if !self.hit_in(set, key, stamp) {
-            if !self.spills() {
+            // A word is in its second set only if its first was full when it was stored, and a
+            // set, once full, stays so while the owner keeps the cache: a miss in a set with
+            // room (most first sights of words) reads no second set.
+            if !self.spills() || !self.sets[set].ways()[1].is_live(stamp) {
                 return None;
             }
             set = self.alt_set_of(key);
