@@ -16,7 +16,7 @@
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 
-use simdtok_kernels::{ByteSet, Kernels};
+use simdtok_kernels::Kernels;
 
 use crate::cache::long::LONG_PIECE;
 use crate::cache::word::{self as word_cache, Key, MAX_WORD, WordCache};
@@ -161,7 +161,6 @@ pub struct SpmBpe {
     ascii_ids: [u32; 128],
     /// No pair longer than the longest mergeable piece is looked up.
     max_piece_len: usize,
-    space_lead: ByteSet,
     kernels: &'static Kernels,
 }
 
@@ -222,7 +221,6 @@ impl SpmBpe {
             cache_owner: word_cache::new_owner(),
             runs_allowed: vocab.len() < UNSPELLED as usize
                 && vocab.pieces().iter().all(|p| p.kind != PieceKind::Unused),
-            space_lead: ByteSet::of_bytes(&SPACE_SYMBOL[..1]),
             kernels,
         })
     }
@@ -297,15 +295,10 @@ impl SpmBpe {
     /// follows another character, or the text's end.
     #[inline]
     fn word_end(&self, normalized: &[u8], start: usize) -> usize {
-        let mut at = start + 1;
-        while let Some(p) = self.kernels.find_in(&self.space_lead, normalized, at) {
-            if normalized[p..].starts_with(SPACE_SYMBOL) && !normalized[..p].ends_with(SPACE_SYMBOL)
-            {
-                return p;
-            }
-            at = p + 1;
-        }
-        normalized.len()
+        crate::swar::find_from(normalized, start + 1, SPACE_SYMBOL, |p| {
+            !normalized[..p].ends_with(SPACE_SYMBOL)
+        })
+        .unwrap_or(normalized.len())
     }
 
     /// Appends the segments of the word `text[span]`, from the cache when it is there: a word
