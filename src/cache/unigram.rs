@@ -75,6 +75,15 @@ const _: () = assert!(std::mem::size_of::<Entry>() == 32);
 #[repr(C, align(64))]
 struct Set([Entry; 2]);
 
+impl Set {
+    /// Whether both ways hold `stamp`'s entries: entries go in first, so the second way is
+    /// taken only when both are.
+    #[inline(always)]
+    fn full(&self, stamp: Stamp) -> bool {
+        self.0[1].stamp == stamp.bits()
+    }
+}
+
 /// How a path is packed in an entry's eight bytes, for ids of `id_bits` bits (the model's
 /// widest). A one-piece path is its id and its score's bits, so that most hits read no other
 /// table (a vocabulary of 250 000 pieces has a megabyte of scores). A longer one is its ids,
@@ -351,7 +360,7 @@ impl UnigramCache {
         // A word is in its second set only if its first was full when it was stored, and a
         // set, once full, stays so while the owner keeps the table: a miss in a set with room
         // (most first sights of words) reads no second set.
-        let first_full = self.sets[set].0[1].stamp == stamp.bits();
+        let first_full = self.sets[set].full(stamp);
         if found.is_none() && first_full && self.spills() {
             set = key.second_set(self.sets.len());
             found = self.sets[set].0.iter().position(holds);
@@ -432,22 +441,20 @@ impl UnigramCache {
             max_base,
             path,
         };
-        // The first set, unless it is full and the second is not (a set's second way is taken
-        // when both are: entries go in first).
-        let full = |set: &Set| set.0[1].stamp == stamp.bits();
+        // The first set, unless it is full and the second is not.
         let mut set = key.set(self.sets.len());
-        if full(&self.sets[set]) && self.spills() {
+        if self.sets[set].full(stamp) && self.spills() {
             let second = key.second_set(self.sets.len());
-            if !full(&self.sets[second]) {
+            if !self.sets[second].full(stamp) {
                 set = second;
             }
         }
-        let ways = &mut self.sets[set].0;
-        if ways[1].stamp == stamp.bits() {
+        if self.sets[set].full(stamp) {
             self.evictions += 1;
         } else {
             self.stored += 1;
         }
+        let ways = &mut self.sets[set].0;
         ways[1] = ways[0];
         ways[0] = e;
         if self.evictions == GROW_AFTER && self.sets.len() < MAX_SETS {

@@ -151,7 +151,7 @@ impl<S: ShortSet> WordCache<S> {
             // A word is in its second set only if its first was full when it was stored, and a
             // set, once full, stays so while the owner keeps the cache: a miss in a set with
             // room (most first sights of words) reads no second set.
-            if !self.spills() || !self.sets[set].ways()[1].is_live(stamp) {
+            if !self.spills() || !self.full(set, stamp) {
                 return None;
             }
             set = self.alt_set_of(key);
@@ -198,14 +198,13 @@ impl<S: ShortSet> WordCache<S> {
     /// lost only when both are full (991 misses).
     #[inline]
     fn place(&mut self, key: &Key, e: S::Entry, stamp: Stamp) -> bool {
-        // A set's second way is live when both are (see `place_first`).
         let first = self.set_of(key);
-        if !self.sets[first].ways()[1].is_live(stamp) {
+        if !self.full(first, stamp) {
             self.place_first(first, e);
             return false;
         }
         let second = self.alt_set_of(key);
-        if self.spills() && !self.sets[second].ways()[1].is_live(stamp) {
+        if self.spills() && !self.full(second, stamp) {
             self.place_first(second, e);
             return true;
         }
@@ -239,6 +238,13 @@ impl<S: ShortSet> WordCache<S> {
         let ways = self.sets[set].ways_mut();
         ways[1] = ways[0];
         ways[0] = e;
+    }
+
+    /// Whether both ways of `set` are live: entries go in first (see `place_first`), so the
+    /// second is live only when both are.
+    #[inline(always)]
+    fn full(&self, set: usize, stamp: Stamp) -> bool {
+        self.sets[set].ways()[1].is_live(stamp)
     }
 
     /// The key's first set: the top bits of its hash.
