@@ -42,12 +42,12 @@
 //! and a merge is applied wherever the pair occurs.
 
 use std::cmp::Ordering;
-use std::collections::binary_heap::PeekMut;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::HashMap;
 
 use crate::models::merges_bpe::PairHash;
 
 use super::Counting;
+use super::heap::QuadHeap;
 
 /// No symbol (list ends), and the symbol of a position absorbed by a merge.
 const NONE: u32 = u32::MAX;
@@ -160,7 +160,7 @@ struct Trainer {
     arena: Vec<u32>,
     /// Positions of merged entries in `arena`.
     garbage: usize,
-    heap: BinaryHeap<Item>,
+    heap: QuadHeap<Item>,
     max_len: u64,
     counting: Counting,
     /// (pair, position) of the pairs a merge forms, gathered while it runs.
@@ -206,24 +206,27 @@ pub fn train_words<W: IntoIterator<Item = u32>>(
     let mut trainer = Trainer::new(words, symbols, token_len, settings);
     let mut merges = Vec::new();
     while tokens.len() < settings.vocab_size {
-        let Some(mut peek) = trainer.heap.peek_mut() else {
+        let Some(&top) = trainer.heap.peek() else {
             break;
         };
-        let entry = trainer.entries[peek.entry as usize];
+        let entry = trainer.entries[top.entry as usize];
         if !entry.live {
-            PeekMut::pop(peek);
+            trainer.heap.pop();
             continue;
         }
         // The reference reads the count back as `i32 as u64`: a negative count (possible only
         // for a pair already merged) becomes huge and comes up at once, there and here.
         let current = trainer.pairs[entry.pair as usize].count as u64;
-        if peek.count != current {
-            // Pushed back with the current count: changed in place, it sinks when `peek` goes
-            // (one pass down the heap instead of a pop and a push).
-            peek.count = current;
+        if top.count != current {
+            // Pushed back with the current count: changed in place, it sinks (one pass down
+            // the heap instead of a pop and a push).
+            trainer.heap.replace_top(Item {
+                count: current,
+                ..top
+            });
             continue;
         }
-        let top = PeekMut::pop(peek);
+        trainer.heap.pop();
         if top.count < 1 || settings.min_frequency > top.count {
             break;
         }
@@ -273,7 +276,7 @@ impl Trainer {
             entries: Vec::new(),
             arena: Vec::new(),
             garbage: 0,
-            heap: BinaryHeap::new(),
+            heap: QuadHeap::new(),
             max_len: settings.max_token_length.map_or(u64::MAX, |l| l as u64),
             counting: settings.counting,
             formed: Vec::new(),

@@ -18,6 +18,7 @@ pub enum Counting {
 }
 
 pub mod greedy;
+mod heap;
 mod output;
 pub mod words;
 
