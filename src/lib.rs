@@ -20,6 +20,8 @@ pub mod options;
 pub mod pipeline;
 pub mod pretokenize;
 mod swar;
+#[cfg(test)]
+mod test_rng;
 pub mod tokenizer;
 pub mod train;
 

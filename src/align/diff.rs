@@ -612,7 +612,7 @@ impl<U: Unit> Search<'_, U> {
 mod tests {
     use super::*;
 
-    use crate::align::test_rng::Rng;
+    use crate::test_rng::Rng;
 
     /// The snakes' first look (a load of `LANES` units a side from the padded copies) gives
     /// the unit-by-unit lengths, at every point and against every edge of a range, for both

@@ -34,8 +34,6 @@ mod diff;
 mod maps;
 mod pruned;
 pub mod spans;
-#[cfg(test)]
-mod test_rng;
 mod units;
 
 pub use maps::FlatAlignment;

@@ -264,7 +264,7 @@ mod tests {
     use super::super::diff::{PAD, Padded, Search};
     use super::*;
 
-    use crate::align::test_rng::Rng;
+    use crate::test_rng::Rng;
 
     /// A text over `letters`, and a copy with `#`s inserted and letters dropped or doubled, as
     /// two tokenizations of one text differ.

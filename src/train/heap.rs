@@ -85,19 +85,15 @@ impl<T: Ord + Copy> QuadHeap<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_rng::Rng;
     use std::collections::BinaryHeap;
 
     /// Items come out as from the standard binary heap, through pushes between pops and tops
     /// replaced by smaller or greater ones, with many equal keys.
     #[test]
     fn the_order_is_a_binary_heaps() {
-        let mut state = 0x9E37_79B9_7F4A_7C15u64;
-        let mut random = move |bound: u64| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state % bound
-        };
+        let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+        let mut random = |bound: u64| rng.below(bound);
         let mut quad = QuadHeap::new();
         let mut binary = BinaryHeap::new();
         let mut tag = 0u32;

@@ -306,6 +306,7 @@ impl Counter {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_rng::Rng;
 
     fn count(pre: PreTokenizer, specials: &[&str], texts: &[&str]) -> Vec<(String, u64)> {
         let kernels = Kernels::active().unwrap();
@@ -349,13 +350,8 @@ mod tests {
     #[test]
     fn counts_equal_a_plain_maps() {
         let kernels = Kernels::active().unwrap();
-        let mut state = 0x2545_F491_4F6C_DD1Du64;
-        let mut random = move |bound: usize| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state % bound as u64) as usize
-        };
+        let mut rng = Rng(0x2545_F491_4F6C_DD1D);
+        let mut random = |bound: usize| rng.below(bound as u64) as usize;
         let text: Vec<u8> = (0..400_000)
             .map(|_| [0u8, b'a', b'b', 0xE2][random(4)])
             .collect();

@@ -1,4 +1,4 @@
-//! A deterministic generator (xorshift) for the alignment module's randomized tests.
+//! A deterministic generator (xorshift) for randomized unit tests.
 
 pub struct Rng(pub u64);
 
