@@ -81,7 +81,6 @@ impl Model {
             let text = serde_json::to_string_pretty(value).expect("JSON values always serialize");
             text.replace('\n', &format!("\n{}", "  ".repeat(depth)))
         };
-        let string = |s: &str| serde_json::to_string(s).expect("strings always serialize");
         let mut out = String::with_capacity(64 * tokens.len());
         out.push_str("{\n  \"version\": \"1.0\",\n  \"truncation\": null,\n  \"padding\": null,\n");
         out.push_str(&format!(
@@ -110,7 +109,7 @@ impl Model {
         let mut id = itoa::Buffer::new();
         for (i, token) in tokens.iter().enumerate() {
             out.push_str(if i == 0 { "\n      " } else { ",\n      " });
-            out.push_str(&string(token));
+            push_json_string(&mut out, token);
             out.push_str(": ");
             out.push_str(id.format(i));
         }
@@ -123,9 +122,9 @@ impl Model {
             } else {
                 ",\n      [\n        "
             });
-            out.push_str(&string(&tokens[l as usize]));
+            push_json_string(&mut out, &tokens[l as usize]);
             out.push_str(",\n        ");
-            out.push_str(&string(&tokens[r as usize]));
+            push_json_string(&mut out, &tokens[r as usize]);
             out.push_str("\n      ]");
         }
         out.push_str(if merges.is_empty() { "]" } else { "\n    ]" });
@@ -150,5 +149,45 @@ impl Model {
             out.push('\n');
         }
         Ok(out)
+    }
+}
+
+/// Appends `s` as a JSON string, as serde_json writes it (the reference's escapes): a token with
+/// nothing to escape (nearly all) is copied between quotes, without serde_json's allocation of
+/// a string per token (three per merge in all).
+fn push_json_string(out: &mut String, s: &str) {
+    if s.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\') {
+        out.push('"');
+        out.push_str(s);
+        out.push('"');
+    } else {
+        out.push_str(&serde_json::to_string(s).expect("strings always serialize"));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every ASCII character alone and inside text, and characters beyond ASCII, come out as
+    /// serde_json writes them.
+    #[test]
+    fn json_strings_are_serde_jsons() {
+        let mut cases: Vec<String> = (0u8..0x80)
+            .flat_map(|b| {
+                let c = b as char;
+                [c.to_string(), format!("ab{c}cd")]
+            })
+            .collect();
+        cases.extend(["", "Ġthe", "日本語", "\u{2028}", "é\u{7f}", "😀\"\\\n"].map(String::from));
+        for case in cases {
+            let mut out = String::from("x");
+            push_json_string(&mut out, &case);
+            assert_eq!(
+                out,
+                format!("x{}", serde_json::to_string(&case).unwrap()),
+                "{case:?}"
+            );
+        }
     }
 }
