@@ -43,8 +43,12 @@
 
 use std::cmp::Ordering;
 use std::collections::HashMap;
+use std::collections::hash_map::Entry as MapEntry;
+
+use simdtok_kernels::Kernels;
 
 use crate::models::merges_bpe::PairHash;
+use crate::models::vocab::Crc32cState;
 
 use super::Counting;
 use super::heap::QuadHeap;
@@ -198,11 +202,21 @@ pub fn train_words<W: IntoIterator<Item = u32>>(
     on_merge: OnMerge<'_>,
 ) -> Trained {
     let (mut tokens, token_len): (Vec<String>, Vec<u32>) = initial.into_iter().unzip();
-    let mut ids: HashMap<String, u32> = tokens
-        .iter()
-        .enumerate()
-        .map(|(i, t)| (t.clone(), i as u32))
-        .collect();
+    // Room for every token training can make (a merge takes at least one symbol away), up to
+    // the largest vocabularies in use: a huge `--vocab-size` reserves nothing it may not use.
+    let room = settings.vocab_size.min(tokens.len() + symbols).min(1 << 18);
+    tokens.reserve(room - tokens.len().min(room));
+    // The CRC-32C kernel hashes a token in a few instructions (the same value on every tier);
+    // the map's default SipHash was a twentieth of the merges' time.
+    let kernels = Kernels::active().unwrap_or_else(|_| Kernels::scalar());
+    let mut ids: HashMap<String, u32, Crc32cState> =
+        HashMap::with_capacity_and_hasher(room, Crc32cState::new(kernels));
+    ids.extend(
+        tokens
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (t.clone(), i as u32)),
+    );
     let mut trainer = Trainer::new(words, symbols, token_len, settings);
     let mut merges = Vec::new();
     while tokens.len() < settings.vocab_size {
@@ -231,13 +245,16 @@ pub fn train_words<W: IntoIterator<Item = u32>>(
             break;
         }
         let (left, right) = (top.left, top.right);
-        let string = format!("{}{}", tokens[left as usize], tokens[right as usize]);
-        let merged = match ids.get(&string) {
-            Some(&id) => id,
-            None => {
+        let (a, b) = (&tokens[left as usize], &tokens[right as usize]);
+        let mut string = String::with_capacity(a.len() + b.len());
+        string.push_str(a);
+        string.push_str(b);
+        let merged = match ids.entry(string) {
+            MapEntry::Occupied(known) => *known.get(),
+            MapEntry::Vacant(new) => {
                 let id = tokens.len() as u32;
-                ids.insert(string.clone(), id);
-                tokens.push(string);
+                tokens.push(new.key().clone());
+                new.insert(id);
                 let len = trainer.token_len[left as usize] + trainer.token_len[right as usize];
                 trainer.token_len.push(len);
                 id
