@@ -5,8 +5,9 @@
 //! `next`, indexed by position; a merged symbol keeps its left position, so positions stay in
 //! text order). Each pair of adjacent symbols has a count, and each *entry* of a pair is a list
 //! of the positions where the pair was created at one time: every position at the start, then,
-//! after a merge, the positions where that merge made the pair anew. A max-heap holds the
-//! entries by (count, then the smaller (left id, right id)); a merge visits only the positions
+//! after a merge, the positions where that merge made the pair anew. A max-queue holds the
+//! entries by (count, then the smaller (left id, right id)) — a heap per count
+//! (`count_queue`), in the order of one heap; a merge visits only the positions
 //! of its entry and updates the counts of the pairs around each, so the whole run costs the
 //! occurrences it touches, never a pass over the corpus.
 //!
@@ -51,7 +52,7 @@ use crate::models::merges_bpe::PairHash;
 use crate::models::vocab::Crc32cState;
 
 use super::Counting;
-use super::heap::QuadHeap;
+use super::count_queue::{CountQueue, Counted};
 
 /// No symbol (list ends), and the symbol of a position absorbed by a merge.
 const NONE: u32 = u32::MAX;
@@ -137,6 +138,12 @@ impl Ord for Item {
     }
 }
 
+impl Counted for Item {
+    fn count(&self) -> u64 {
+        self.count
+    }
+}
+
 impl PartialOrd for Item {
     fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
         Some(self.cmp(other))
@@ -164,7 +171,7 @@ struct Trainer {
     arena: Vec<u32>,
     /// Positions of merged entries in `arena`.
     garbage: usize,
-    heap: QuadHeap<Item>,
+    heap: CountQueue<Item>,
     max_len: u64,
     counting: Counting,
     /// (pair, position) of the pairs a merge forms, gathered while it runs.
@@ -293,7 +300,7 @@ impl Trainer {
             entries: Vec::new(),
             arena: Vec::new(),
             garbage: 0,
-            heap: QuadHeap::new(),
+            heap: CountQueue::new(),
             max_len: settings.max_token_length.map_or(u64::MAX, |l| l as u64),
             counting: settings.counting,
             formed: Vec::new(),

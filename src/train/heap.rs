@@ -1,4 +1,5 @@
-//! The trainer's max-heap: four children to a node instead of two. A pop or a sink walks half
+//! The max-heap of the trainer's queue ([`super::count_queue`]: one per count, and one for
+//! the high counts): four children to a node instead of two. A pop or a sink walks half
 //! as many levels, and the four children of a node lie side by side, so their loads go out
 //! together where a binary heap waits for one level's load before it can issue the next.
 

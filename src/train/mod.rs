@@ -17,6 +17,7 @@ pub enum Counting {
     NonOverlapping,
 }
 
+mod count_queue;
 pub mod greedy;
 mod heap;
 mod output;
