@@ -125,6 +125,9 @@ struct Item {
     left: u32,
     right: u32,
     entry: u32,
+    /// The entry's pair (in the padding): the pair's count is read as the entry is, not
+    /// after it.
+    pair: u32,
 }
 
 impl Ord for Item {
@@ -237,7 +240,7 @@ pub fn train_words<W: IntoIterator<Item = u32>>(
         }
         // The reference reads the count back as `i32 as u64`: a negative count (possible only
         // for a pair already merged) becomes huge and comes up at once, there and here.
-        let current = trainer.pairs[entry.pair as usize].count as u64;
+        let current = trainer.pairs[top.pair as usize].count as u64;
         if top.count != current {
             // Pushed back with the current count: changed in place, it sinks (one pass down
             // the heap instead of a pop and a push).
@@ -399,6 +402,7 @@ impl Trainer {
         state.newest = id;
         state.live += 1;
         self.heap.push(Item {
+            pair,
             count: state.count as u64,
             left: state.left,
             right: state.right,
