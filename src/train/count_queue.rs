@@ -108,11 +108,7 @@ impl<T: Counted> CountQueue<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_rng::Rng;
-    use std::collections::BinaryHeap;
-
-    #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-    struct Item(u64, std::cmp::Reverse<u32>);
+    use crate::train::heap::tests::{Item, Queue, same_order_as_one_heap};
 
     impl Counted for Item {
         fn count(&self) -> u64 {
@@ -120,67 +116,29 @@ mod tests {
         }
     }
 
-    /// Items come out as from one binary heap, through pushes between pops (no higher than the
-    /// top, as the trainer's, and now and then higher), tops replaced by lower or higher
-    /// counts, counts on both sides of [`DENSE`] and up to `u64::MAX`, many of them equal.
+    impl Queue for CountQueue<Item> {
+        fn push(&mut self, item: Item) {
+            CountQueue::push(self, item)
+        }
+        fn peek(&mut self) -> Option<Item> {
+            CountQueue::peek(self).copied()
+        }
+        fn pop(&mut self) -> Option<Item> {
+            CountQueue::pop(self)
+        }
+        fn replace_top(&mut self, item: Item) {
+            CountQueue::replace_top(self, item)
+        }
+    }
+
+    /// Counts on both sides of [`DENSE`] and up to `u64::MAX`, many of them equal.
     #[test]
     fn the_order_is_one_heaps() {
-        let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
-        let mut random = |bound: u64| rng.below(bound);
-        let mut queue = CountQueue::new();
-        let mut one = BinaryHeap::new();
-        let mut tag = 0u32;
-        let mut item = |count: u64| {
-            tag += 1;
-            Item(count, std::cmp::Reverse(tag))
-        };
         let count_of = |random: &mut dyn FnMut(u64) -> u64| match random(4) {
             0 => DENSE as u64 + random(50),
             1 => u64::MAX - random(2),
             _ => random(40),
         };
-        for _ in 0..4_000 {
-            let it = item(count_of(&mut random));
-            queue.push(it);
-            one.push(it);
-        }
-        let mut popped = 0;
-        while let Some(&top) = one.peek() {
-            assert_eq!(queue.peek(), Some(&top));
-            match random(5) {
-                0 => {
-                    let it = Item(random(top.0.saturating_add(1)), top.1);
-                    queue.replace_top(it);
-                    one.pop();
-                    one.push(it);
-                }
-                1 => {
-                    let it = Item(count_of(&mut random), top.1);
-                    queue.replace_top(it);
-                    one.pop();
-                    one.push(it);
-                }
-                2 => {
-                    assert_eq!(queue.pop(), one.pop());
-                    popped += 1;
-                    for _ in 0..random(3) {
-                        let count = if random(8) == 0 {
-                            count_of(&mut random)
-                        } else {
-                            random(top.0.saturating_add(1))
-                        };
-                        let it = item(count);
-                        queue.push(it);
-                        one.push(it);
-                    }
-                }
-                _ => {
-                    assert_eq!(queue.pop(), one.pop());
-                    popped += 1;
-                }
-            }
-        }
-        assert_eq!(queue.pop(), None);
-        assert!(popped >= 4_000);
+        same_order_as_one_heap(&mut CountQueue::new(), count_of, 4_000);
     }
 }

@@ -84,55 +84,97 @@ impl<T: Ord + Copy> QuadHeap<T> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::test_rng::Rng;
     use std::collections::BinaryHeap;
 
-    /// Items come out as from the standard binary heap, through pushes between pops and tops
-    /// replaced by smaller or greater ones, with many equal keys.
-    #[test]
-    fn the_order_is_a_binary_heaps() {
+    /// A test item: a count, then the order it was made in (older first).
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+    pub struct Item(pub u64, pub std::cmp::Reverse<u32>);
+
+    /// The operations of a max-queue the trainer uses.
+    pub trait Queue {
+        fn push(&mut self, item: Item);
+        fn peek(&mut self) -> Option<Item>;
+        fn pop(&mut self) -> Option<Item>;
+        fn replace_top(&mut self, item: Item);
+    }
+
+    impl Queue for QuadHeap<Item> {
+        fn push(&mut self, item: Item) {
+            QuadHeap::push(self, item)
+        }
+        fn peek(&mut self) -> Option<Item> {
+            QuadHeap::peek(self).copied()
+        }
+        fn pop(&mut self) -> Option<Item> {
+            QuadHeap::pop(self)
+        }
+        fn replace_top(&mut self, item: Item) {
+            QuadHeap::replace_top(self, item)
+        }
+    }
+
+    /// Checks that `queue` gives its items in the order of the standard binary heap, through
+    /// `items` pushes of counts drawn by `count_of` (from a number below its bound), then pops
+    /// with pushes between them (mostly no higher than the top, as the trainer's, and now and
+    /// then any count) and tops replaced by lower counts or any count.
+    pub fn same_order_as_one_heap(
+        queue: &mut impl Queue,
+        count_of: impl Fn(&mut dyn FnMut(u64) -> u64) -> u64,
+        items: usize,
+    ) {
         let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
         let mut random = |bound: u64| rng.below(bound);
-        let mut quad = QuadHeap::new();
-        let mut binary = BinaryHeap::new();
+        let mut one = BinaryHeap::new();
         let mut tag = 0u32;
         let mut item = |count: u64| {
             tag += 1;
-            (count, std::cmp::Reverse(tag))
+            Item(count, std::cmp::Reverse(tag))
         };
-        for _ in 0..5_000 {
-            let it = item(random(200));
-            quad.push(it);
-            binary.push(it);
+        for _ in 0..items {
+            let it = item(count_of(&mut random));
+            queue.push(it);
+            one.push(it);
         }
         let mut popped = 0;
-        while let Some(&top) = binary.peek() {
-            assert_eq!(quad.peek(), Some(&top));
-            match random(4) {
-                0 => {
-                    let it = (random(top.0 + 10), top.1);
-                    quad.replace_top(it);
-                    binary.pop();
-                    binary.push(it);
-                }
-                1 => {
-                    assert_eq!(quad.pop(), binary.pop());
-                    popped += 1;
-                    for _ in 0..random(3) {
-                        let it = item(random(top.0 + 1));
-                        quad.push(it);
-                        binary.push(it);
-                    }
-                }
-                _ => {
-                    assert_eq!(quad.pop(), binary.pop());
-                    popped += 1;
-                }
+        while let Some(&top) = one.peek() {
+            assert_eq!(queue.peek(), Some(top));
+            let replacement = match random(5) {
+                0 => Some(random(top.0.saturating_add(1))),
+                1 => Some(count_of(&mut random)),
+                _ => None,
+            };
+            if let Some(count) = replacement {
+                let it = Item(count, top.1);
+                queue.replace_top(it);
+                one.pop();
+                one.push(it);
+                continue;
+            }
+            assert_eq!(queue.pop(), one.pop());
+            popped += 1;
+            // Pushes after every other pop, so that the queue drains.
+            let pushes = if random(2) == 0 { random(3) } else { 0 };
+            for _ in 0..pushes {
+                let count = if random(8) == 0 {
+                    count_of(&mut random)
+                } else {
+                    random(top.0.saturating_add(1))
+                };
+                let it = item(count);
+                queue.push(it);
+                one.push(it);
             }
         }
-        assert_eq!(quad.pop(), None);
-        assert!(popped >= 5_000);
+        assert_eq!(queue.pop(), None);
+        assert!(popped >= items);
+    }
+
+    /// With many equal counts.
+    #[test]
+    fn the_order_is_a_binary_heaps() {
+        same_order_as_one_heap(&mut QuadHeap::new(), |random| random(200), 5_000);
     }
 }
