@@ -104,11 +104,11 @@ impl WordCounts {
         }
     }
 
-    /// Adds the counts of `other`.
-    pub fn absorb(&mut self, other: WordCounts) {
-        if self.is_empty() {
-            *self = other;
-            return;
+    /// Adds the counts of `other` (the larger table absorbs the smaller: fewer words placed
+    /// again).
+    pub fn absorb(&mut self, mut other: WordCounts) {
+        if other.len() > self.len() {
+            std::mem::swap(self, &mut other);
         }
         for slot in other.short.slots.iter().filter(|s| s.len != 0) {
             let key = Key::new(&slot.bytes[..slot.len as usize]);
