@@ -117,6 +117,40 @@ fn json_rows_cover_every_configuration() {
 }
 
 #[test]
+fn keeping_every_id_measures_the_same_ids_and_says_so() {
+    let input = tiny_input("keep.txt");
+    let input = input.display().to_string();
+    let model = data(MODELS[0]);
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "bench", "--passes", "2", "--model", &model, "--input", &input,
+        ];
+        args.extend_from_slice(extra);
+        let out = simdtok(&args);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out.stdout
+    };
+    let json = |stdout: Vec<u8>| -> serde_json::Value {
+        serde_json::from_slice(&stdout).expect("one JSON object")
+    };
+    let kept = json(run(&["--json", "--keep-ids"]));
+    let reused = json(run(&["--json"]));
+    assert_eq!(kept["keep_ids"], true);
+    assert_eq!(reused["keep_ids"], false);
+    assert_eq!(kept["ids_equal"], true);
+    assert_eq!(
+        kept["rows"][0]["ids_sha256"],
+        reused["rows"][0]["ids_sha256"]
+    );
+    let table = String::from_utf8(run(&["--keep-ids"])).unwrap();
+    assert!(table.contains("every id of a pass kept"), "{table}");
+}
+
+#[test]
 fn bad_options_fail_clearly() {
     let input = tiny_input("bad.txt");
     let input = input.display().to_string();

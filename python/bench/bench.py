@@ -6,7 +6,10 @@ Not a test: a measurement. In one process, on the same texts (each line of a cor
   ``tokenizers``' ``encode_batch_fast`` and ``sentencepiece``'s batch ``encode``, one thread
   and all threads;
 - ``encode_batch`` vs the Rust library on the same texts (``simdtok bench``: the library's
-  encoder over the same lines, in-process, one thread and all threads);
+  encoder over the same lines, in-process, one thread and all threads), doing the same work:
+  ``encode_batch`` returns every id, so its library figure keeps every id of a pass
+  (``--keep-ids``); ``count_batch`` against the library reusing one buffer per text; and
+  ``encode_batch`` against the latter too;
 - Ray Data and PySpark MB/s over a Parquet dataset (``--dataset-mb``, default 200 MB of text),
   read, tokenized and written back as Parquet, and per core against the single-process run.
 
@@ -76,6 +79,25 @@ def rust_library(model: Path, corpus: Path, flags: list[str]) -> dict[int, float
     return result
 
 
+ENCODE_BATCH = "simdtok encode_batch (numpy)"
+COUNT_BATCH = "simdtok count_batch"
+LIBRARY_KEEP = "Rust library, ids kept (simdtok bench --keep-ids)"
+LIBRARY = "Rust library (simdtok bench)"
+
+
+def binding_vs_library(rows: list[dict]) -> list[tuple]:
+    """Per model and thread count, the binding ÷ the Rust library doing the same work:
+    ``encode_batch`` (every id returned) ÷ the library keeping every id, ``count_batch`` ÷ the
+    library reusing one buffer per text; and ``encode_batch`` ÷ the latter, which charges the
+    binding for keeping its ids."""
+    speed = {(r["model"], r["library"], r["threads"]): r["mb_s"] for r in rows}
+    out = []
+    for model, threads in dict.fromkeys((r["model"], r["threads"]) for r in rows if r["library"] == ENCODE_BATCH):
+        get = lambda lib: speed.get((model, lib, threads), float("nan"))
+        out.append((model, threads, get(ENCODE_BATCH) / get(LIBRARY_KEEP), get(COUNT_BATCH) / get(LIBRARY), get(ENCODE_BATCH) / get(LIBRARY)))
+    return out
+
+
 def peers(args) -> list[dict]:
     import numpy as np  # noqa: F401
 
@@ -96,15 +118,20 @@ def peers(args) -> list[dict]:
         ref = tok.encode_batch(texts, format="list")
         for n in (1, THREADS):
             s = timed(lambda: tok.encode_batch(texts, num_threads=n), args.passes)
-            add(label, "simdtok encode_batch (numpy)", n, s, True)
-        try:
-            lib = rust_library(Path(path), corpus, [])
-        except Exception as e:  # the CLI missing or failing: say so, go on
-            print(f"  (Rust library: {e})", file=sys.stderr)
-            lib = {}
-        for n, speed in sorted(lib.items()):
-            rows.append(dict(model=label, library="Rust library (simdtok bench)", threads=n, mb_s=speed, equal=True))
-            print(f"  {label:28} {'Rust library (simdtok bench)':34} {n} thr {speed:8.2f} MB/s", file=sys.stderr)
+            add(label, ENCODE_BATCH, n, s, True)
+            s = timed(lambda: tok.count_batch(texts, num_threads=n), args.passes)
+            add(label, COUNT_BATCH, n, s, True)
+        # The library twice: keeping every id of a pass, as encode_batch returns them, and
+        # reusing one buffer per text, as count_batch does.
+        for library, flags in [(LIBRARY_KEEP, ["--keep-ids"]), (LIBRARY, [])]:
+            try:
+                lib = rust_library(Path(path), corpus, flags)
+            except Exception as e:  # the CLI missing or failing: say so, go on
+                print(f"  (Rust library: {e})", file=sys.stderr)
+                lib = {}
+            for n, speed in sorted(lib.items()):
+                rows.append(dict(model=label, library=library, threads=n, mb_s=speed, equal=True))
+                print(f"  {label:28} {library:34} {n} thr {speed:8.2f} MB/s", file=sys.stderr)
         return ref
 
     # tiktoken: cl100k
@@ -328,10 +355,15 @@ def main() -> None:
         print(f"\n### Same texts, one process ({Path(args.corpus).name}; median of {args.passes})\n")
         print("| model | library | threads | MB/s | simdtok ÷ this | ids equal |")
         print("|---|---|---:|---:|---:|:-:|")
-        mine = {(r["model"], r["threads"]): r["mb_s"] for r in rows if r["library"].startswith("simdtok")}
+        mine = {(r["model"], r["threads"]): r["mb_s"] for r in rows if r["library"] == ENCODE_BATCH}
         for r in rows:
             ratio = mine[(r["model"], r["threads"])] / r["mb_s"] if (r["model"], r["threads"]) in mine else float("nan")
             print(f"| {r['model']} | {r['library']} | {r['threads']} | {r['mb_s']:.1f} | {ratio:.2f} | {'✓' if r['equal'] else '✗'} |")
+        print("\n### The binding ÷ the Rust library, the same work\n")
+        print("| model | threads | encode_batch ÷ library keeping ids | count_batch ÷ library | encode_batch ÷ library |")
+        print("|---|---:|---:|---:|---:|")
+        for model, threads, keep, count, plain in binding_vs_library(rows):
+            print(f"| {model} | {threads} | {keep:.2f} | {count:.2f} | {plain:.2f} |")
     if not args.skip_dist:
         rows, ndocs, mb, model = dist(args, None)
         result["dist"] = rows

@@ -57,6 +57,18 @@ impl PassPlan {
     }
 }
 
+/// What a worker does with the ids of a timed pass.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum PassIds {
+    /// One buffer, reused for every text (`encode_ids_into`): the encoder's own speed.
+    #[default]
+    Discard,
+    /// Every id of the pass, kept in one vector per thread (`encode_ids_append`), as a batch
+    /// call that returns all its ids does: its memory traffic (the ids of a 4 MB corpus are about
+    /// as large, more than a core's cache) is part of the time.
+    Keep,
+}
+
 /// The measurement of one configuration.
 #[derive(Clone, Debug, PartialEq)]
 pub struct EncodeMeasurement {
@@ -113,6 +125,7 @@ pub fn measure_model(
     tiers: &[Tier],
     threads: &[usize],
     plan: &PassPlan,
+    pass_ids: PassIds,
 ) -> Result<Vec<EncodeMeasurement>, BenchError> {
     let mut tokenizers = Vec::new();
     for &tier in tiers {
@@ -128,7 +141,7 @@ pub fn measure_model(
         let mut pools = Vec::new();
         for (tier, tokenizer) in &tokenizers {
             for &n in threads {
-                pools.push(Pool::spawn(scope, tokenizer, &texts, n, *tier));
+                pools.push(Pool::spawn(scope, tokenizer, &texts, n, *tier, pass_ids));
             }
         }
         let result = run_pools(&pools, plan, model);
@@ -225,6 +238,7 @@ impl<'scope> Pool<'scope> {
         texts: &'env [&'env str],
         threads: usize,
         tier: Tier,
+        pass_ids: PassIds,
     ) -> Pool<'scope> {
         let slices = split_even(texts, threads);
         let sync = Arc::new(PoolSync {
@@ -238,7 +252,7 @@ impl<'scope> Pool<'scope> {
             .map(|range| {
                 let sync = Arc::clone(&sync);
                 let slice = &texts[range];
-                scope.spawn(move || worker(tokenizer, slice, &sync))
+                scope.spawn(move || worker(tokenizer, slice, &sync, pass_ids))
             })
             .collect();
         Pool {
@@ -275,10 +289,13 @@ impl<'scope> Pool<'scope> {
 }
 
 /// A worker: waits for a pass, encodes its slice, reports the end of the pass. The first pass
-/// keeps the ids; the others only encode. A panic is caught and flagged, and the worker keeps
-/// taking part in the barriers, so the pool still shuts down cleanly.
-fn worker(tokenizer: &Tokenizer, texts: &[&str], sync: &PoolSync) -> WorkerIds {
+/// records the ids (for the check); the others encode, doing with the ids what `pass_ids` says.
+/// A panic is caught and flagged, and the worker keeps taking part in the barriers, so the pool
+/// still shuts down cleanly.
+fn worker(tokenizer: &Tokenizer, texts: &[&str], sync: &PoolSync, pass_ids: PassIds) -> WorkerIds {
     let mut ids = Vec::new();
+    // The kept ids of a pass; its room, once grown, is reused by every later pass.
+    let mut kept = Vec::new();
     let mut all = Vec::new();
     let mut lens = Vec::with_capacity(texts.len());
     let mut first = true;
@@ -295,6 +312,12 @@ fn worker(tokenizer: &Tokenizer, texts: &[&str], sync: &PoolSync) -> WorkerIds {
                     lens.push(ids.len() as u32);
                     all.extend_from_slice(&ids);
                 }
+            } else if pass_ids == PassIds::Keep {
+                kept.clear();
+                for text in texts {
+                    tokenizer.encode_ids_append(text, &mut kept);
+                }
+                std::hint::black_box(&kept);
             } else {
                 for text in texts {
                     tokenizer.encode_ids_into(text, &mut ids);
@@ -354,14 +377,20 @@ mod tests {
                 .join("tests/data/sentencepiece/botchan_en_unigram_1000.model"),
         };
         let tiers = Tier::supported();
-        let runs = measure_model(&model, &corpus, &tiers, &[1, 3], &PassPlan::fixed(2)).unwrap();
-        assert_eq!(runs.len(), tiers.len() * 2);
-        for run in &runs {
-            assert_eq!(run.ids_sha256, runs[0].ids_sha256, "{:?}", run.tier);
-            assert_eq!(run.tokens, runs[0].tokens);
-            assert_eq!(run.samples_ns.len(), 2);
-            assert_eq!(run.bytes, corpus.bytes());
+        let mut digests = Vec::new();
+        for pass_ids in [PassIds::Discard, PassIds::Keep] {
+            let plan = PassPlan::fixed(2);
+            let runs = measure_model(&model, &corpus, &tiers, &[1, 3], &plan, pass_ids).unwrap();
+            assert_eq!(runs.len(), tiers.len() * 2);
+            for run in &runs {
+                assert_eq!(run.ids_sha256, runs[0].ids_sha256, "{:?}", run.tier);
+                assert_eq!(run.tokens, runs[0].tokens);
+                assert_eq!(run.samples_ns.len(), 2);
+                assert_eq!(run.bytes, corpus.bytes());
+            }
+            assert!(runs[0].tokens > 5);
+            digests.push(runs[0].ids_sha256.clone());
         }
-        assert!(runs[0].tokens > 5);
+        assert_eq!(digests[0], digests[1]);
     }
 }

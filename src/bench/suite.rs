@@ -4,7 +4,7 @@
 use simdtok_kernels::Tier;
 
 use super::corpus::{Corpus, ModelSpec};
-use super::encode::{EncodeMeasurement, PassPlan, measure_model};
+use super::encode::{EncodeMeasurement, PassIds, PassPlan, measure_model};
 use super::error::BenchError;
 use super::stats::Summary;
 
@@ -21,6 +21,8 @@ pub struct BenchConfig {
     pub threads: Vec<usize>,
     /// Timed passes per configuration.
     pub plan: PassPlan,
+    /// What a timed pass does with its ids.
+    pub pass_ids: PassIds,
 }
 
 /// One model × tier × thread count.
@@ -91,6 +93,7 @@ pub fn run(
             &config.tiers,
             &config.threads,
             &config.plan,
+            config.pass_ids,
         )?;
         let kind = model.kind().map_or("unknown", |k| k.name()).to_owned();
         let model_rows = rows_of(&model.label, &kind, measured);

@@ -4,6 +4,7 @@
 use serde::Serialize;
 
 use super::build_info;
+use super::encode::PassIds;
 use super::suite::{BenchConfig, BenchRow};
 use super::units::{factor, metric, three_figures};
 
@@ -85,9 +86,13 @@ pub fn heading(config: &BenchConfig, cpu: &str) -> String {
             config.plan.min_passes, config.plan.max_passes
         )
     };
+    let kept = match config.pass_ids {
+        PassIds::Discard => "",
+        PassIds::Keep => ", every id of a pass kept",
+    };
     let mut out = format!(
         "simdtok bench: {} × tiers {} × threads {} over {} ({:.1} KB in {}); {passes} after a \
-         warm-up\n",
+         warm-up{kept}\n",
         plural(config.models.len(), "model", "models"),
         tiers.join(" "),
         threads.join(" and "),
@@ -195,6 +200,8 @@ pub struct BenchJson<'a> {
     pub cpu: &'a str,
     /// The corpus files (name, bytes, sha256).
     pub corpus: &'a [super::inputs::InputDigest],
+    /// Whether each timed pass kept every id (`--keep-ids`) instead of reusing one buffer.
+    pub keep_ids: bool,
     /// Texts and their bytes.
     pub texts: usize,
     /// Bytes of the texts.
@@ -243,6 +250,7 @@ pub fn to_json<'a>(config: &'a BenchConfig, cpu: &'a str, rows: &'a [BenchRow]) 
         version: format!("{} {}", build_info::VERSION, build_info::short_commit()),
         cpu,
         corpus: &config.corpus.files,
+        keep_ids: config.pass_ids == PassIds::Keep,
         texts: config.corpus.len(),
         bytes: config.corpus.bytes(),
         ids_equal: rows.iter().all(|r| r.ids_equal),

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use clap::Args;
 use simdtok::bench::corpus::{self, Corpus};
-use simdtok::bench::encode::PassPlan;
+use simdtok::bench::encode::{PassIds, PassPlan};
 use simdtok::bench::error::BenchError;
 use simdtok::bench::machine;
 use simdtok::bench::suite::{self, BenchConfig};
@@ -46,6 +46,11 @@ pub struct BenchArgs {
     /// Default: as many as fit in 0.4 s per configuration, at least 5 and at most 200.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100_000))]
     pub passes: Option<u32>,
+    /// Keep every id of a timed pass, in one vector per thread, as a batch call that returns
+    /// all its ids does (the Python binding's `encode_batch`); by default each text's ids go
+    /// into one reused buffer, which measures the encoder alone.
+    #[arg(long)]
+    pub keep_ids: bool,
     /// Print one JSON object instead of the table.
     #[arg(long)]
     pub json: bool,
@@ -114,6 +119,11 @@ fn config(args: &BenchArgs) -> Result<BenchConfig, BenchError> {
         plan: args
             .passes
             .map_or(DEFAULT_PLAN, |n| PassPlan::fixed(n as usize)),
+        pass_ids: if args.keep_ids {
+            PassIds::Keep
+        } else {
+            PassIds::Discard
+        },
     })
 }
 

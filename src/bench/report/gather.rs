@@ -17,7 +17,7 @@ use simdtok_kernels::{Kernels, Tier, cpu};
 use super::schema::{self, Cache, Machine, Report, Row, Run, Tool};
 use crate::bench::build_info;
 use crate::bench::corpus::{Corpus, ModelSpec};
-use crate::bench::encode::{EncodeMeasurement, PassPlan, measure_model};
+use crate::bench::encode::{EncodeMeasurement, PassIds, PassPlan, measure_model};
 use crate::bench::error::BenchError;
 use crate::bench::inputs::InputDigest;
 use crate::bench::kernel_cases::{self, KernelCase};
@@ -115,7 +115,14 @@ pub fn gather(
             max_passes: MAX_PASSES,
             time_per_config: time.mul_f64(0.8) / configs.max(1),
         };
-        let measured = measure_model(model, &corpus, &options.tiers, &options.threads, &plan)?;
+        let measured = measure_model(
+            model,
+            &corpus,
+            &options.tiers,
+            &options.threads,
+            &plan,
+            PassIds::Discard,
+        )?;
         let mut names: Vec<String> = model.files().into_iter().map(|(n, _)| n).collect();
         names.extend(corpus_names.iter().cloned());
         let kind = model.kind().map_or("unknown", |k| k.name());
