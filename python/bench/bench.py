@@ -15,7 +15,7 @@ Not a test: a measurement. In one process, on the same texts (each line of a cor
 
 Figures are medians of ``--passes`` timed passes after one warm-up; MB is 10^6 bytes of UTF-8.
 
-    python python/bench/bench.py [--corpus FILE] [--passes 5] [--dataset-mb 200] [--skip-dist]
+    python python/bench/bench.py [--corpus FILE] [--passes 5] [--rounds 3] [--dataset-mb 200] [--skip-dist]
 
 Run from the repository root with the package installed (``pip install ./python``) and the CLI
 built (``cargo build --release --bin simdtok``; or ``SIMDTOK_CLI``).
@@ -89,12 +89,17 @@ def binding_vs_library(rows: list[dict]) -> list[tuple]:
     """Per model and thread count, the binding ÷ the Rust library doing the same work:
     ``encode_batch`` (every id returned) ÷ the library keeping every id, ``count_batch`` ÷ the
     library reusing one buffer per text; and ``encode_batch`` ÷ the latter, which charges the
-    binding for keeping its ids."""
-    speed = {(r["model"], r["library"], r["threads"]): r["mb_s"] for r in rows}
+    binding for keeping its ids. Each the median of the rounds' ratios, with their range."""
+    per_round = {(r["model"], r["library"], r["threads"]): r["rounds"] for r in rows if "rounds" in r}
     out = []
     for model, threads in dict.fromkeys((r["model"], r["threads"]) for r in rows if r["library"] == ENCODE_BATCH):
-        get = lambda lib: speed.get((model, lib, threads), float("nan"))
-        out.append((model, threads, get(ENCODE_BATCH) / get(LIBRARY_KEEP), get(COUNT_BATCH) / get(LIBRARY), get(ENCODE_BATCH) / get(LIBRARY)))
+        def ratio(binding, library):
+            a, b = per_round.get((model, binding, threads)), per_round.get((model, library, threads))
+            if not a or not b or len(a) != len(b):
+                return (float("nan"),) * 3
+            ratios = [x / y for x, y in zip(a, b)]
+            return statistics.median(ratios), min(ratios), max(ratios)
+        out.append((model, threads, ratio(ENCODE_BATCH, LIBRARY_KEEP), ratio(COUNT_BATCH, LIBRARY), ratio(ENCODE_BATCH, LIBRARY)))
     return out
 
 
@@ -114,24 +119,29 @@ def peers(args) -> list[dict]:
         print(f"  {model:28} {library:34} {threads} thr {mb / seconds:8.2f} MB/s  equal={ids_equal}", file=sys.stderr)
 
     def simdtok_rows(label, path, options=None):
+        """The binding and the Rust library, in ``--rounds`` alternating rounds (the machine's
+        speed drifts: a ratio is taken within a round, then the median of the rounds')."""
         tok = simdtok.Tokenizer.from_file(path, **(options or {}))
         ref = tok.encode_batch(texts, format="list")
-        for n in (1, THREADS):
-            s = timed(lambda: tok.encode_batch(texts, num_threads=n), args.passes)
-            add(label, ENCODE_BATCH, n, s, True)
-            s = timed(lambda: tok.count_batch(texts, num_threads=n), args.passes)
-            add(label, COUNT_BATCH, n, s, True)
-        # The library twice: keeping every id of a pass, as encode_batch returns them, and
-        # reusing one buffer per text, as count_batch does.
-        for library, flags in [(LIBRARY_KEEP, ["--keep-ids"]), (LIBRARY, [])]:
-            try:
-                lib = rust_library(Path(path), corpus, flags)
-            except Exception as e:  # the CLI missing or failing: say so, go on
-                print(f"  (Rust library: {e})", file=sys.stderr)
-                lib = {}
-            for n, speed in sorted(lib.items()):
-                rows.append(dict(model=label, library=library, threads=n, mb_s=speed, equal=True))
-                print(f"  {label:28} {library:34} {n} thr {speed:8.2f} MB/s", file=sys.stderr)
+        speeds = {}  # (library, threads) -> MB/s per round
+        for _ in range(args.rounds):
+            for n in (1, THREADS):
+                for library, call in [(ENCODE_BATCH, tok.encode_batch), (COUNT_BATCH, tok.count_batch)]:
+                    s = timed(lambda: call(texts, num_threads=n), args.passes)
+                    speeds.setdefault((library, n), []).append(mb / s)
+            # The library twice: keeping every id of a pass, as encode_batch returns them, and
+            # reusing one buffer per text, as count_batch does.
+            for library, flags in [(LIBRARY_KEEP, ["--keep-ids"]), (LIBRARY, [])]:
+                try:
+                    lib = rust_library(Path(path), corpus, flags)
+                except Exception as e:  # the CLI missing or failing: say so, go on
+                    print(f"  (Rust library: {e})", file=sys.stderr)
+                    lib = {}
+                for n, speed in lib.items():
+                    speeds.setdefault((library, n), []).append(speed)
+        for (library, n), rounds in speeds.items():
+            rows.append(dict(model=label, library=library, threads=n, mb_s=statistics.median(rounds), rounds=rounds, equal=True))
+            print(f"  {label:28} {library:34} {n} thr {statistics.median(rounds):8.2f} MB/s (rounds: {', '.join(f'{r:.0f}' for r in rounds)})", file=sys.stderr)
         return ref
 
     # tiktoken: cl100k
@@ -339,6 +349,7 @@ def main() -> None:
     default_corpus = SHARED / "corpora/en_kjv_bible.txt"
     ap.add_argument("--corpus", default=str(default_corpus if default_corpus.exists() else DATA / "corpus/en_kjv_bible.head.txt"))
     ap.add_argument("--passes", type=int, default=5)
+    ap.add_argument("--rounds", type=int, default=3, help="alternating rounds of the binding and the Rust library")
     ap.add_argument("--dataset-mb", type=float, default=200)
     ap.add_argument("--workdir", help="keep the Parquet dataset here (default: a temporary directory)")
     ap.add_argument("--skip-peers", action="store_true")
@@ -359,11 +370,12 @@ def main() -> None:
         for r in rows:
             ratio = mine[(r["model"], r["threads"])] / r["mb_s"] if (r["model"], r["threads"]) in mine else float("nan")
             print(f"| {r['model']} | {r['library']} | {r['threads']} | {r['mb_s']:.1f} | {ratio:.2f} | {'✓' if r['equal'] else '✗'} |")
-        print("\n### The binding ÷ the Rust library, the same work\n")
+        print(f"\n### The binding ÷ the Rust library, the same work (median of {args.rounds} alternating rounds' ratios, and their range)\n")
         print("| model | threads | encode_batch ÷ library keeping ids | count_batch ÷ library | encode_batch ÷ library |")
         print("|---|---:|---:|---:|---:|")
+        cell = lambda r: f"{r[0]:.2f} ({r[1]:.2f}–{r[2]:.2f})"
         for model, threads, keep, count, plain in binding_vs_library(rows):
-            print(f"| {model} | {threads} | {keep:.2f} | {count:.2f} | {plain:.2f} |")
+            print(f"| {model} | {threads} | {cell(keep)} | {cell(count)} | {cell(plain)} |")
     if not args.skip_dist:
         rows, ndocs, mb, model = dist(args, None)
         result["dist"] = rows

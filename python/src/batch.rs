@@ -5,6 +5,7 @@
 use std::ops::Range;
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
 use rayon::prelude::*;
@@ -95,26 +96,36 @@ pub fn gather<'py>(texts: &Bound<'py, PyAny>) -> PyResult<Rows<'py>> {
     };
     let mut rows = Vec::with_capacity(tuple.len());
     let mut nulls = 0;
-    for (i, item) in tuple.iter().enumerate() {
+    // Borrowed items (the tuple holds them) and one C call per `str`: this loop is the one part
+    // of a batch that runs on one thread with the GIL held, so it does no reference counting
+    // and no type check of its own; a failed call says what was wrong.
+    for (i, item) in tuple.iter_borrowed().enumerate() {
         if item.is_none() {
             rows.push(None);
             nulls += 1;
             continue;
         }
-        let Ok(s) = item.cast::<PyString>() else {
-            return Err(PyTypeError::new_err(format!(
-                "texts[{i}] is {}, not str",
-                type_name(&item)
-            )));
-        };
-        let text = s.to_str().map_err(|e| {
-            let err = PyValueError::new_err(format!("texts[{i}]: {e}"));
-            err.set_cause(texts.py(), Some(e));
-            err
-        })?;
-        // SAFETY: the UTF-8 buffer belongs to the `str` object, which the tuple kept in `_keep`
-        // holds alive for as long as these rows exist; `str` objects are immutable.
-        let bytes: &'static [u8] = unsafe { std::mem::transmute::<&[u8], _>(text.as_bytes()) };
+        let mut len: ffi::Py_ssize_t = 0;
+        // SAFETY: `item` is a live object and the GIL is held. For a `str` (or a subclass) the
+        // call returns its UTF-8, cached in the object; for anything else it fails.
+        let data = unsafe { ffi::PyUnicode_AsUTF8AndSize(item.as_ptr(), &mut len) };
+        if data.is_null() {
+            let cause = PyErr::fetch(texts.py());
+            if !item.is_instance_of::<PyString>() {
+                return Err(PyTypeError::new_err(format!(
+                    "texts[{i}] is {}, not str",
+                    type_name(&item)
+                )));
+            }
+            let err = PyValueError::new_err(format!("texts[{i}]: {cause}"));
+            err.set_cause(texts.py(), Some(cause));
+            return Err(err);
+        }
+        // SAFETY: the UTF-8 buffer (`len` bytes at `data`) belongs to the `str` object, which
+        // the tuple kept in `_keep` holds alive for as long as these rows exist; `str` objects
+        // are immutable, and so is their cached UTF-8.
+        let bytes: &'static [u8] =
+            unsafe { std::slice::from_raw_parts(data.cast::<u8>(), len as usize) };
         rows.push(Some(bytes));
     }
     Ok(Rows {
