@@ -242,30 +242,33 @@ pub fn run(
         None
     };
     // Everything, the merge of the threads' parts included, with the GIL released.
-    py.detach(|| {
-        let parts = match &pool {
-            None => vec![encode_part(tok, items, 0, validate, count)],
-            Some(pool) => {
-                let ranges = split(items, threads * 4);
-                pool.install(|| {
-                    ranges
-                        .par_iter()
-                        .map(|r| encode_part(tok, &items[r.clone()], r.start, validate, count))
-                        .collect::<Vec<_>>()
-                })
-            }
+    let encode = |parallel: bool| {
+        let parts = if parallel {
+            let ranges = split(items, threads * 4);
+            ranges
+                .par_iter()
+                .map(|r| encode_part(tok, &items[r.clone()], r.start, validate, count))
+                .collect::<Vec<_>>()
+        } else {
+            vec![encode_part(tok, items, 0, validate, count)]
         };
         // The first bad text in input order, whichever thread met it first.
         let parts = parts.into_iter().collect::<Result<Vec<_>, _>>()?;
-        Ok(merge(parts, items.len(), count, pool.as_deref()))
+        Ok(merge(parts, items.len(), count, parallel))
+    };
+    py.detach(|| match &pool {
+        // One trip to the pool for the encoding and the merge.
+        Some(pool) => pool.install(|| encode(true)),
+        None => encode(false),
     })
     .map_err(|(_, message): RowError| PyValueError::new_err(message))
 }
 
 /// The parts of the threads, in input order, as one output: each part's ids and row ends are
-/// copied into its own stretch of the output on the pool's threads (a serial copy of every id
-/// held two threads to 1.6× of one on a 4 MB batch).
-fn merge(parts: Vec<Part>, rows: usize, count: bool, pool: Option<&rayon::ThreadPool>) -> Output {
+/// copied into its own stretch of the output, on the pool's threads when `parallel` (called
+/// inside the pool's `install`; a serial copy of every id held two threads to 1.6× of one on a
+/// 4 MB batch).
+fn merge(parts: Vec<Part>, rows: usize, count: bool, parallel: bool) -> Output {
     if count {
         // In count mode each part's `ends` are its rows' counts (the ids cleared per row).
         let mut counts = Vec::with_capacity(rows);
@@ -311,9 +314,10 @@ fn merge(parts: Vec<Part>, rows: usize, count: bool, pool: Option<&rayon::Thread
                 d.write(e + base);
             }
         };
-        match pool {
-            Some(pool) => pool.install(|| jobs.into_par_iter().for_each(copy)),
-            None => jobs.into_iter().for_each(copy),
+        if parallel {
+            jobs.into_par_iter().for_each(copy);
+        } else {
+            jobs.into_iter().for_each(copy);
         }
     }
     // Checked, not assumed: the `set_len` below relies on it.
