@@ -9,7 +9,8 @@ runs of each round so that a busy moment falls on both:
   JSON lines' "text" fields, or the whole file as one text — INPUT=jsonl|raw);
 - CLI: `simdtok encode --threads 1` with `ids`, `u32` and `npy` output to /dev/null, its MB/s
   taken over the wall time less that of the same command on an empty input (the model's load);
-- scaling: the CLI with 1 and 2 (or --threads) threads.
+- scaling: the CLI with 1 and 2 (or --threads) threads, and with 1 thread pinned to one core
+  (`taskset -c 0`: the reader and writer threads then share the worker's core).
 
 Prints Markdown tables of medians (and the median of the per-round ratios). Build first:
 `cargo build --release --bin simdtok --example throughput`.
@@ -76,11 +77,14 @@ def library(throughput, model, fmt, path):
     return float(re.search(r"pass 0: ([0-9.]+) MB/s", out).group(1))
 
 
-def cli(simdtok, model, fmt, output, path, threads, empty):
+def cli(simdtok, model, fmt, output, path, threads, empty, cores=None):
+    """MB/s of `simdtok encode`; `cores`: run under `taskset -c` on those CPUs."""
+    pin = ["taskset", "-c", cores] if cores else []
+
     def run(p):
         t0 = time.perf_counter()
-        subprocess.run([simdtok, "encode", "--model", model, "--input", p, "--input-format", fmt,
-                        "--output-format", output, "--threads", str(threads), "--no-progress"],
+        subprocess.run(pin + [simdtok, "encode", "--model", model, "--input", p, "--input-format", fmt,
+                              "--output-format", output, "--threads", str(threads), "--no-progress"],
                        stdout=subprocess.DEVNULL, check=True)
         return time.perf_counter() - t0
     load = run(empty)
@@ -126,20 +130,27 @@ def main():
         if not args.skip_scaling:
             t = args.threads
             print()
-            print(f"| model | input → output | 1 thread MB/s | {t} threads MB/s | speed-up |")
-            print("|---|---|---:|---:|---:|")
+            # `--threads 1` is one worker: the reader and the writer threads take on the other
+            # cores what a worker would do (JSON, line ends, formatting: see `Workers::spare_core`).
+            # The same pinned to one core is the one-core baseline.
+            print(f"| model | input → output | 1 thread MB/s | 1 thread on 1 core MB/s | {t} threads MB/s "
+                  f"| speed-up over 1 thread | over 1 core |")
+            print("|---|---|---:|---:|---:|---:|---:|")
             for name, rel, mb in models:
                 model = os.path.join(DATA, "models", rel)
                 text, jsonl = inputs[mb]
                 for fmt, output, path in [("lines", "ids", text), ("lines", "u32", text),
                                           ("jsonl", "ids", jsonl), ("raw", "u32", text)]:
-                    one, many = [], []
+                    one, pinned, many = [], [], []
                     for _ in range(args.rounds):
                         one.append(cli(simdtok, model, fmt, output, path, 1, empty))
+                        pinned.append(cli(simdtok, model, fmt, output, path, 1, empty, cores="0"))
                         many.append(cli(simdtok, model, fmt, output, path, t, empty))
                     speedup = statistics.median(m / o for m, o in zip(many, one))
+                    over_core = statistics.median(m / o for m, o in zip(many, pinned))
                     print(f"| {name} | {fmt} → {output} | {statistics.median(one):.1f} | "
-                          f"{statistics.median(many):.1f} | {speedup:.2f}× |", flush=True)
+                          f"{statistics.median(pinned):.1f} | {statistics.median(many):.1f} | "
+                          f"{speedup:.2f}× | {over_core:.2f}× |", flush=True)
 
 
 if __name__ == "__main__":
