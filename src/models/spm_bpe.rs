@@ -609,9 +609,10 @@ impl SpmBpe {
             return;
         };
         symbols[left as usize].pair_id = id;
-        let piece = vocab.piece(id);
         heap.push(Pair::new(self.ranks[id as usize], left, r.end - l.start));
-        if piece.kind == PieceKind::Unused {
+        // The kind from the vocabulary's compact array: a piece's full entry (40 bytes) is a
+        // likely cache miss, paid here for every pair queued.
+        if vocab.kind(id) == PieceKind::Unused {
             // Keyed by the piece's bytes; the last split queued wins, as in the reference.
             let key: Box<[u8]> = text[l.start as usize..r.end as usize].into();
             unmerge.insert(key, (l.start, l.end, r.start, r.end));
