@@ -55,6 +55,11 @@ struct BestNode {
 
 const NONE: u32 = u32::MAX;
 
+/// How often a part that plans its words before its running score is known asks for the score
+/// ([`Unigram::encode_part`]): a lock where the score comes from another thread, so not per
+/// word. Small in tests, so that short texts switch from planning to the plain pass.
+const READY_CHECK_BYTES: usize = if cfg!(test) { 64 } else { 16 << 10 };
+
 /// Reusable buffers of one encoding thread, and its word cache.
 #[derive(Default, Debug)]
 pub struct UnigramScratch {
@@ -73,6 +78,9 @@ pub struct UnigramScratch {
     reused: usize,
     #[cfg(test)]
     guarded: usize,
+    /// Parts that planned some words, then took the plain pass once their score came.
+    #[cfg(test)]
+    switched: usize,
     /// Walk at every position of a run of one character too (see [`RunCandidates`]).
     #[cfg(test)]
     no_runs: bool,
@@ -299,13 +307,14 @@ impl Unigram {
     /// every word start (see [`guard`]): the pass over the text is then the pass over its parts
     /// in turn, each from the stored score at its start.
     ///
-    /// When the score is not ready, the part waits for it only after the work that needs no
-    /// running score: each word's cached path and bound (looked up, or analysed and cached),
-    /// which is most of a word's cost; and it hands the score at its end on as soon as it is
-    /// known, before the segments are laid out.
-    /// What is left is the word-by-word pass of [`Unigram::encode`] with those paths at hand:
-    /// a comparison per word, an addition per piece, and the reference's pass over the words
-    /// the guard refuses and those too long for the cache.
+    /// When the score is not ready, the part does the work that needs no running score while it
+    /// waits: each word's cached path and bound (looked up, or analysed and cached), which is
+    /// most of a word's cost. It asks for the score again every 16 KiB of words; once the
+    /// score is there, the planned words get the word-by-word pass of [`Unigram::encode`] with
+    /// those paths at hand (a comparison per word, an addition per piece, and the reference's
+    /// pass over the words the guard refuses and those too long for the cache), and the rest
+    /// of the part the plain pass. A part planned to its end waits for the score, and hands the
+    /// score at its end on as soon as it is known, before the segments are laid out.
     pub fn encode_part(
         &self,
         normalized: &[u8],
@@ -321,14 +330,14 @@ impl Unigram {
         }
         if let Some(base) = score.ready() {
             // Nothing to wait for: the pass of `encode` itself, from there.
-            let base = self.encode_words(normalized, base, scratch, out);
+            let base = self.encode_words(normalized, 0, base, scratch, out);
             score.done(base);
             return base;
         }
         assert!(self.words_independent, "the model's pieces span words");
         if u32::try_from(normalized.len()).is_err() {
             // Positions of the plan are 32-bit: a part this long is done once the score is in.
-            let base = self.encode_words(normalized, score.wait(), scratch, out);
+            let base = self.encode_words(normalized, 0, score.wait(), scratch, out);
             score.done(base);
             return base;
         }
@@ -337,7 +346,20 @@ impl Unigram {
         let mut pieces = std::mem::take(&mut scratch.planned_pieces);
         words.clear();
         pieces.clear();
-        for_each_word(normalized, scratch, |scratch, span, key| {
+        // Words are planned until the score comes (asked every `READY_CHECK_BYTES`): with two
+        // workers, the part before mostly ends while this one is half planned, and the rest of
+        // this part then takes the plain pass, which costs less than planning and keeps the
+        // plan small.
+        let mut ready = None;
+        let mut next_check = READY_CHECK_BYTES;
+        let planned_end = for_each_word(normalized, 0, scratch, |scratch, span, key| {
+            if span.start >= next_check {
+                next_check = span.start + READY_CHECK_BYTES;
+                ready = score.ready();
+                if ready.is_some() {
+                    return false;
+                }
+            }
             let start = span.start as u32;
             let max_base = self.plan_word(normalized, span, key, scratch, &mut pieces);
             words.push(PlannedWord {
@@ -345,13 +367,12 @@ impl Unigram {
                 max_base,
                 pieces_end: pieces.len() as u32,
             });
+            true
         });
         // The word `i` of the plan: its bytes and its pieces.
         let word = |i: usize| {
             let w = &words[i];
-            let end = words
-                .get(i + 1)
-                .map_or(normalized.len(), |n| n.start as usize);
+            let end = words.get(i + 1).map_or(planned_end, |n| n.start as usize);
             let from = if i == 0 {
                 0
             } else {
@@ -364,7 +385,7 @@ impl Unigram {
         // (with the word's number, in `refused`).
         let mut refused = std::mem::take(&mut scratch.refused);
         refused.clear();
-        let mut base = score.wait();
+        let mut base = ready.unwrap_or_else(|| score.wait());
         for (i, w) in words.iter().enumerate() {
             if !(-SCORE_RESET..=SCORE_RESET).contains(&base) {
                 base = 0.0; // the reference's shift at the word's start (see `guard`)
@@ -384,8 +405,11 @@ impl Unigram {
                 refused.push((i, from..out.len()));
             }
         }
-        // The next part may go on now; the segments are laid out after.
-        score.done(base);
+        // When the whole part is planned, the next part may go on now; the segments are laid
+        // out after.
+        if planned_end == normalized.len() {
+            score.done(base);
+        }
         let set_aside = out.len();
         let mut next_refused = refused.iter().peekable();
         for i in 0..words.len() {
@@ -401,6 +425,14 @@ impl Unigram {
         scratch.refused = refused;
         scratch.planned = words;
         scratch.planned_pieces = pieces;
+        if planned_end < normalized.len() {
+            #[cfg(test)]
+            {
+                scratch.switched += 1;
+            }
+            base = self.encode_words(normalized, planned_end, base, scratch, out);
+            score.done(base);
+        }
         base
     }
 
@@ -455,22 +487,24 @@ impl Unigram {
             self.viterbi(normalized, 0, 0.0, scratch, out);
             return;
         }
-        self.encode_words(normalized, 0.0, scratch, out);
+        self.encode_words(normalized, 0, 0.0, scratch, out);
     }
 
-    /// The word-by-word pass over `normalized` (not empty) from the running score `base`,
-    /// appending to `out`; returns the running score at its end.
+    /// The word-by-word pass over `normalized` (not empty) from the word start `from` on, from
+    /// the running score `base` there, appending to `out`; returns the running score at its end.
     fn encode_words(
         &self,
         normalized: &[u8],
+        from: usize,
         mut base: f32,
         scratch: &mut UnigramScratch,
         out: &mut Vec<Segment>,
     ) -> f32 {
         assert!(self.words_independent, "the model's pieces span words");
         scratch.cache.claim(self.cache_owner, self.id_bits);
-        for_each_word(normalized, scratch, |scratch, span, key| {
+        for_each_word(normalized, from, scratch, |scratch, span, key| {
             base = self.encode_word(normalized, span, key, base, scratch, out);
+            true
         });
         base
     }
@@ -716,16 +750,18 @@ impl Unigram {
     }
 }
 
-/// Calls `f(scratch, span, key)` for each word of `normalized` in order, with its cache key
-/// (`None` for a word too long for the cache), while the cache set of the word after it is on
-/// its way and the one after that is prefetched in turn: a word's lookup then rarely waits for
-/// memory.
+/// Calls `f(scratch, span, key)` for each word of `normalized` from the word start `from` on,
+/// in order, with its cache key (`None` for a word too long for the cache), while the cache set
+/// of the word after it is on its way and the one after that is prefetched in turn: a word's
+/// lookup then rarely waits for memory. Stops before the first word for which `f` returns
+/// false; returns where it stopped (that word's start, or the text's end).
 #[inline(always)]
 fn for_each_word(
     normalized: &[u8],
+    from: usize,
     scratch: &mut UnigramScratch,
-    mut f: impl FnMut(&mut UnigramScratch, std::ops::Range<usize>, Option<WordKey>),
-) {
+    mut f: impl FnMut(&mut UnigramScratch, std::ops::Range<usize>, Option<WordKey>) -> bool,
+) -> usize {
     let n = normalized.len();
     // The word starting at `s` (below `n`): its end and its key.
     let word_at = |s: usize| {
@@ -735,15 +771,15 @@ fn for_each_word(
             (e - s <= MAX_KEY).then(|| UnigramCache::word_key(normalized, s, e - s)),
         )
     };
-    if n == 0 {
-        return;
+    if from >= n {
+        return n;
     }
-    let (mut end, mut key) = word_at(0);
+    let (mut end, mut key) = word_at(from);
     let (mut next_end, mut next_key) = if end < n { word_at(end) } else { (n, None) };
     if let Some(k) = &next_key {
         scratch.cache.prefetch(k);
     }
-    let mut start = 0usize;
+    let mut start = from;
     while start < n {
         let (after_end, after_key) = if next_end < n {
             word_at(next_end)
@@ -753,11 +789,14 @@ fn for_each_word(
         if let Some(k) = &after_key {
             scratch.cache.prefetch(k);
         }
-        f(scratch, start..end, key);
+        if !f(scratch, start..end, key) {
+            return start;
+        }
         start = end;
         (end, key) = (next_end, next_key);
         (next_end, next_key) = (after_end, after_key);
     }
+    n
 }
 
 /// Appends the cached path `pieces` of the word at `start` to `out`; returns the running score

@@ -179,12 +179,42 @@ impl super::RunningScore for Late {
     }
 }
 
+/// A running score that comes after it was asked for `after` times (0: at once), as the score
+/// of a part encoded on another thread does; like the CLI's, it can be taken once.
+struct ReadyAfter {
+    after: usize,
+    score: f32,
+    taken: bool,
+}
+
+impl super::RunningScore for ReadyAfter {
+    fn ready(&mut self) -> Option<f32> {
+        assert!(!self.taken, "the score was asked for after it was taken");
+        if self.after == 0 {
+            self.taken = true;
+            return Some(self.score);
+        }
+        self.after -= 1;
+        None
+    }
+    fn wait(&mut self) -> f32 {
+        assert!(!self.taken, "the score was waited for after it was taken");
+        self.taken = true;
+        self.score
+    }
+    fn done(&mut self, score: f32) {
+        self.score = score;
+    }
+}
+
 /// Parts cut before words and encoded in turn, each planning its words before the running score
 /// of the part before is known, give the single pass's segments — long texts included, where
-/// the score resets and the guard refuses words inside the plan.
+/// the score resets and the guard refuses words inside the plan. The score comes at the start,
+/// never before it is waited for, or after a number of asks: then the part plans its first
+/// words and takes the plain pass over the rest.
 #[test]
 fn parts_planned_before_their_score_equal_the_single_pass() {
-    let (mut refused, mut reused) = (0usize, 0usize);
+    let (mut refused, mut reused, mut switched) = (0usize, 0usize, 0usize);
     let mut rng = Rng(0x5EED_0002);
     for round in 0..30 {
         let (_, model) = random_model(&mut rng, Kernels::scalar());
@@ -204,12 +234,20 @@ fn parts_planned_before_their_score_equal_the_single_pass() {
             let (mut parts, mut from, mut score) = (Vec::new(), 0, Late(0.0));
             let mut out = Vec::new();
             for &to in &cuts {
-                model.encode_part(
-                    &text.as_bytes()[from..to],
-                    &mut score,
-                    &mut scratch,
-                    &mut out,
-                );
+                let part = &text.as_bytes()[from..to];
+                if rng.below(3) == 0 {
+                    model.encode_part(part, &mut score, &mut scratch, &mut out);
+                } else {
+                    // Asked once at the start, then every `READY_CHECK_BYTES` of words.
+                    let mut after = ReadyAfter {
+                        after: rng.below(6),
+                        score: score.0,
+                        taken: false,
+                    };
+                    model.encode_part(part, &mut after, &mut scratch, &mut out);
+                    assert!(after.taken, "the part took its score");
+                    score.0 = after.score;
+                }
                 parts.extend(out.iter().map(|s| Segment {
                     start: s.start + from as u32,
                     end: s.end + from as u32,
@@ -224,8 +262,13 @@ fn parts_planned_before_their_score_equal_the_single_pass() {
         }
         refused += scratch.guarded;
         reused += scratch.reused;
+        switched += scratch.switched;
     }
     assert!(reused > 10_000, "paths reused ({reused})");
+    assert!(
+        switched > 100,
+        "parts switched to the plain pass ({switched})"
+    );
     assert!(
         refused > 100,
         "the guard refused words in plans ({refused})"
