@@ -28,6 +28,7 @@ use crate::models::token::PieceToken;
 pub const LONG_PIECE: usize = 256;
 /// … when they make at most this many tokens.
 pub const LONG_MAX_TOKENS: usize = 64;
+const _: () = assert!(LONG_PIECE < 1 << 16 && LONG_MAX_TOKENS < 1 << 16);
 /// The most bytes the arena of records may hold.
 pub const LONG_BUDGET: usize = 4 << 20;
 /// Buckets of [`WAYS`] entries: 32768 entries, where a megabyte of Japanese has some 8000
@@ -54,9 +55,9 @@ struct Bucket([u64; WAYS]);
 pub struct LongCache {
     /// Allocated on first store.
     buckets: Vec<Bucket>,
-    /// Records, each: a header word (the piece's length in bits 0..32, its token count in bits
-    /// 32..64), the piece's bytes in little-endian words (the last one zero-padded), then one
-    /// word per token (id in bits 0..32, length in bits 32..64).
+    /// Records, each: a header word (the piece's length in bits 0..16, its token count in bits
+    /// 16..32, the caller's tag in bits 32..64), the piece's bytes in little-endian words (the
+    /// last one zero-padded), then one word per token (id in bits 0..32, length in bits 32..64).
     arena: Vec<u64>,
     seen: SeenFilter,
     /// Ways of the current stamp evicted so far: the table grows when they reach
@@ -64,15 +65,26 @@ pub struct LongCache {
     evictions: usize,
 }
 
-/// The tokens of a cached piece, read from its record.
-pub struct LongTokens<'a>(std::slice::Iter<'a, u64>);
+/// The tokens of a cached piece, read from its record, and the tag stored with them.
+pub struct LongTokens<'a> {
+    tokens: std::slice::Iter<'a, u64>,
+    tag: u32,
+}
+
+impl LongTokens<'_> {
+    /// The tag the piece was stored with ([`LongCache::put`]).
+    #[inline]
+    pub fn tag(&self) -> u32 {
+        self.tag
+    }
+}
 
 impl Iterator for LongTokens<'_> {
     type Item = PieceToken;
 
     #[inline]
     fn next(&mut self) -> Option<PieceToken> {
-        self.0.next().map(|&w| PieceToken {
+        self.tokens.next().map(|&w| PieceToken {
             id: w as u32,
             len: (w >> 32) as u32,
         })
@@ -118,34 +130,77 @@ impl LongCache {
             return None;
         }
         let hash = long_hash(piece);
-        if (piece.len() > first_sight && !self.seen.contains(hash)) || self.buckets.is_empty() {
+        if piece.len() > first_sight && !self.seen.contains(hash) {
+            return None;
+        }
+        let at = self.find(stamp, hash, piece)?;
+        Some(self.tokens_at(at, piece.len()))
+    }
+
+    /// [`LongCache::get`] for a caller that does more work to store a piece than to use it
+    /// once, and stores it (with [`LongCache::put`], `first_sight` at least its length) only
+    /// when seen before: records this sighting, and on a miss says whether the piece was seen
+    /// before (the filter of sightings says so; now and then it forgets, or takes another piece
+    /// for this one).
+    #[inline]
+    pub fn get_or_sight(&mut self, stamp: Stamp, piece: &[u8]) -> Result<LongTokens<'_>, bool> {
+        if piece.len() > LONG_PIECE {
+            return Err(false);
+        }
+        let hash = long_hash(piece);
+        if !self.seen.insert(hash) {
+            return Err(false);
+        }
+        match self.find(stamp, hash, piece) {
+            Some(at) => Ok(self.tokens_at(at, piece.len())),
+            None => Err(true),
+        }
+    }
+
+    /// Where the record of `piece` (of hash `hash`, stored with `stamp`) is in the arena, if
+    /// its bucket has it (then it becomes the bucket's most recently used).
+    #[inline]
+    fn find(&mut self, stamp: Stamp, hash: u64, piece: &[u8]) -> Option<usize> {
+        if self.buckets.is_empty() {
             return None;
         }
         let want = way_key(hash, stamp);
         let at_bucket = bucket_of(hash, self.buckets.len());
         let bucket = &mut self.buckets[at_bucket].0;
-        let mut found = None;
-        for (i, &way) in bucket.iter().enumerate() {
-            if way >> 32 == want && record_holds(&self.arena, way as u32 as usize, piece) {
-                found = Some(i);
-                break;
-            }
-        }
-        let i = found?;
+        let i = bucket.iter().position(|&way| {
+            way >> 32 == want && record_holds(&self.arena, way as u32 as usize, piece)
+        })?;
         // Most recently used first.
         let way = bucket[i];
         bucket.copy_within(0..i, 1);
         bucket[0] = way;
-        let at = way as u32 as usize;
-        let n = (self.arena[at] >> 32) as usize;
-        let tokens = at + 1 + piece.len().div_ceil(8);
-        Some(LongTokens(self.arena[tokens..tokens + n].iter()))
+        Some(way as u32 as usize)
     }
 
-    /// Stores the tokens of `piece` with `stamp`, when it fits and is at most `first_sight`
-    /// bytes or was seen before (a filter of hashes says). Called after [`LongCache::get`]
-    /// missed, with the same `first_sight`.
-    pub fn put(&mut self, stamp: Stamp, piece: &[u8], tokens: &[PieceToken], first_sight: usize) {
+    /// The tokens and tag of the record at `at`, of a piece of `len` bytes.
+    #[inline]
+    fn tokens_at(&self, at: usize, len: usize) -> LongTokens<'_> {
+        let header = self.arena[at];
+        let n = (header >> 16 & 0xFFFF) as usize;
+        let tokens = at + 1 + len.div_ceil(8);
+        LongTokens {
+            tokens: self.arena[tokens..tokens + n].iter(),
+            tag: (header >> 32) as u32,
+        }
+    }
+
+    /// Stores the tokens of `piece` and a `tag` (returned with them: [`LongTokens::tag`]) with
+    /// `stamp`, when they fit and the piece is at most `first_sight` bytes or was seen before (a
+    /// filter of hashes says). Called after [`LongCache::get`] missed, with the same
+    /// `first_sight`.
+    pub fn put(
+        &mut self,
+        stamp: Stamp,
+        piece: &[u8],
+        tag: u32,
+        tokens: &[PieceToken],
+        first_sight: usize,
+    ) {
         if tokens.len() > LONG_MAX_TOKENS || piece.len() > LONG_PIECE {
             return;
         }
@@ -164,8 +219,9 @@ impl LongCache {
             self.clear();
         }
         let at = self.arena.len();
+        // Both fit in 16 bits: at most `LONG_PIECE` bytes and `LONG_MAX_TOKENS` tokens.
         self.arena
-            .push(piece.len() as u64 | (tokens.len() as u64) << 32);
+            .push(piece.len() as u64 | (tokens.len() as u64) << 16 | (tag as u64) << 32);
         self.arena.extend(piece.chunks(8).map(word));
         self.arena
             .extend(tokens.iter().map(|t| t.id as u64 | (t.len as u64) << 32));
@@ -196,7 +252,7 @@ impl LongCache {
                     continue;
                 }
                 let at = way as u32 as usize;
-                let len = self.arena[at] as u32 as usize;
+                let len = (self.arena[at] & 0xFFFF) as usize;
                 let bytes: Vec<u8> = self.arena[at + 1..at + 1 + len.div_ceil(8)]
                     .iter()
                     .flat_map(|w| w.to_le_bytes())
@@ -213,7 +269,7 @@ impl LongCache {
 /// Whether the record at `at` is of `piece`.
 #[inline]
 fn record_holds(arena: &[u64], at: usize, piece: &[u8]) -> bool {
-    let len = arena[at] as u32 as usize;
+    let len = (arena[at] & 0xFFFF) as usize;
     if len != piece.len() {
         return false;
     }
@@ -363,12 +419,45 @@ mod tests {
     /// Stores `piece` with `stamp`: put at its second sight.
     fn store(cache: &mut LongCache, stamp: Stamp, piece: &[u8]) {
         for _ in 0..2 {
-            cache.put(stamp, piece, &tokens(piece), 0);
+            cache.put(stamp, piece, 0, &tokens(piece), 0);
         }
     }
 
     fn get(cache: &mut LongCache, stamp: Stamp, piece: &[u8]) -> Option<Vec<PieceToken>> {
         cache.get(stamp, piece, 0).map(|t| t.collect())
+    }
+
+    #[test]
+    fn tags_come_back_with_their_tokens() {
+        let s = stamp();
+        let mut cache = LongCache::default();
+        let text: Vec<u8> = (0..400u32).map(|i| (i * 13 % 241) as u8).collect();
+        for (i, len) in [17, 64, 200, LONG_PIECE].into_iter().enumerate() {
+            let piece = &text[i..i + len];
+            // Every bit of the tag, and the widest header (the longest piece, most tokens).
+            let tag = [u32::MAX, 0x8000_0001, 0x3F80_0000, 1][i];
+            let want = vec![PieceToken { id: 3, len: 4 }; len / 4];
+            assert!(
+                matches!(cache.get_or_sight(s, piece), Err(false)),
+                "new: {len}"
+            );
+            assert!(
+                matches!(cache.get_or_sight(s, piece), Err(true)),
+                "seen: {len}"
+            );
+            cache.put(s, piece, tag, &want, LONG_PIECE);
+            let Ok(got) = cache.get_or_sight(s, piece) else {
+                panic!("stored: {len}");
+            };
+            assert_eq!(got.tag(), tag, "{len}");
+            assert_eq!(got.collect::<Vec<_>>(), want, "{len}");
+        }
+        let too_long = &text[..LONG_PIECE + 1];
+        assert!(matches!(cache.get_or_sight(s, too_long), Err(false)));
+        assert!(
+            matches!(cache.get_or_sight(s, too_long), Err(false)),
+            "never kept"
+        );
     }
 
     #[test]
@@ -381,13 +470,13 @@ mod tests {
                 let piece = &text[start..start + len];
                 let want = tokens(piece);
                 assert_eq!(get(&mut cache, s, piece), None, "{len}");
-                cache.put(s, piece, &want, 0);
+                cache.put(s, piece, 0, &want, 0);
                 assert_eq!(
                     get(&mut cache, s, piece),
                     None,
                     "stored when seen twice: {len}"
                 );
-                cache.put(s, piece, &want, 0);
+                cache.put(s, piece, 0, &want, 0);
                 assert_eq!(get(&mut cache, s, piece), Some(want), "{len}");
                 // A piece that differs in its last byte, or lacks its first, is another.
                 let mut other = piece.to_vec();
@@ -399,19 +488,19 @@ mod tests {
         // The longest piece, in few tokens.
         let piece = &text[100..100 + LONG_PIECE];
         let few = vec![PieceToken { id: 9, len: 4 }; LONG_PIECE / 4];
-        cache.put(s, piece, &few, 0);
-        cache.put(s, piece, &few, 0);
+        cache.put(s, piece, 0, &few, 0);
+        cache.put(s, piece, 0, &few, 0);
         assert_eq!(get(&mut cache, s, piece), Some(few));
         // Too long, or too many tokens: never stored.
         let piece = &text[..LONG_PIECE + 1];
         for _ in 0..3 {
-            cache.put(s, piece, &tokens(piece), 0);
+            cache.put(s, piece, 0, &tokens(piece), 0);
         }
         assert_eq!(get(&mut cache, s, piece), None);
         let piece = &text[..LONG_PIECE];
         let many = vec![PieceToken { id: 1, len: 1 }; LONG_MAX_TOKENS + 1];
         for _ in 0..3 {
-            cache.put(s, piece, &many, 0);
+            cache.put(s, piece, 0, &many, 0);
         }
         assert_eq!(get(&mut cache, s, piece), None);
     }
@@ -491,10 +580,10 @@ mod tests {
         for i in 0..20_000u32 {
             let mut piece = vec![b'x'; LONG_PIECE];
             piece[..4].copy_from_slice(&i.to_le_bytes());
-            cache.put(s, &piece, &full, 0);
+            cache.put(s, &piece, 0, &full, 0);
             // Only when the filter of seen pieces has this piece's bit from another one.
             early += get(&mut cache, s, &piece).is_some() as usize;
-            cache.put(s, &piece, &full, 0);
+            cache.put(s, &piece, 0, &full, 0);
             // Stored: the newest record survives the emptying its store may cause.
             stored += get(&mut cache, s, &piece).is_some() as usize;
             let (held, allocated) = cache.held();
@@ -527,8 +616,8 @@ mod tests {
         while cache.held().0 + 60_000 < LONG_BUDGET {
             let mut p = vec![b'y'; LONG_PIECE];
             p[..4].copy_from_slice(&i.to_le_bytes());
-            cache.put(owner.stamp(), &p, &full, 0);
-            cache.put(owner.stamp(), &p, &full, 0);
+            cache.put(owner.stamp(), &p, 0, &full, 0);
+            cache.put(owner.stamp(), &p, 0, &full, 0);
             i += 1;
         }
         // … and it sees nearly as many pieces as the filter takes before emptying.
@@ -555,7 +644,7 @@ mod tests {
                     "nothing of this tokenizer's yet"
                 );
                 assert!(round < 2 || got == Some(tokens(&p)), "piece {i} not stored");
-                cache.put(owner.stamp(), &p, &tokens(&p), 0);
+                cache.put(owner.stamp(), &p, 0, &tokens(&p), 0);
             }
         }
     }
@@ -592,7 +681,7 @@ mod tests {
             for _ in 0..2 {
                 // Stored at its second sight (or its first, when the filter takes it for seen).
                 let at = cache.arena.len();
-                cache.put(s, &p, &tokens(&p), 0);
+                cache.put(s, &p, 0, &tokens(&p), 0);
                 if cache.arena.len() > at {
                     piece_at.insert(at, p.clone());
                 }
@@ -676,9 +765,9 @@ mod tests {
             let want = tokens(piece);
             let got = |cache: &mut LongCache| cache.get(s, piece, 16).map(|t| t.collect());
             assert_eq!(got(&mut cache), None, "{len}");
-            cache.put(s, piece, &want, 16);
+            cache.put(s, piece, 0, &want, 16);
             assert_eq!(got(&mut cache), (len <= 16).then(|| want.clone()), "{len}");
-            cache.put(s, piece, &want, 16);
+            cache.put(s, piece, 0, &want, 16);
             assert_eq!(got(&mut cache), Some(want), "{len}");
         }
     }

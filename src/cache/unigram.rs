@@ -29,13 +29,27 @@
 //! belongs to one model at a time ([`CacheOwner`]) and watches its own hit rate
 //! ([`CacheBypass`]): on text whose words do not repeat, a miss costs an extra analysis of the
 //! word, so lookups stop for a while.
+//!
+//! Words of 17 to [`MAX_LONG_WORD`] bytes go to a long tier (the BPE caches' [`LongCache`]: an
+//! arena of records, the bound as a record's tag), analysed and stored at their second sight
+//! (a filter of hashes remembers the first): Japanese and Chinese text, with few `▁`s, has most
+//! of its bytes in such words. XLM-R on a megabyte of Japanese lines (`examples/throughput`,
+//! repeated passes): 68–73 → 102–122 MB/s.
 
 use crate::cache::bypass::CacheBypass;
+use crate::cache::long::{LongCache, LongTokens};
 use crate::cache::owner::{CacheOwner, Claim, Stamp};
+use crate::models::token::PieceToken;
 
 /// Words up to this many bytes are cached (`▁` and 13 ASCII letters: nearly every English
 /// word; `▁` and four CJK characters).
 pub const MAX_KEY: usize = 16;
+
+/// Longer words, up to this many bytes, go to the long tier ([`LongCache`], the one the BPE
+/// caches use; a path's ends are one byte in the analysis). Japanese and Chinese text has few
+/// `▁`s: most of its bytes are in words of 17 to 255 bytes (a clause, a line), which only
+/// repeat as whole lines do, so the tier stores a word at its second sight.
+pub const MAX_LONG_WORD: usize = 255;
 
 /// Sets to start with (2 MiB), and after growing (8 MiB).
 const SETS: usize = 1 << 15;
@@ -213,6 +227,11 @@ pub struct UnigramCache {
     /// its live entries, which decides whether words spill ([`UnigramCache::spills`]).
     stored: usize,
     bypass: CacheBypass,
+    /// Words of more than [`MAX_KEY`] bytes: their paths as tokens (id and length), the bound
+    /// as the record's tag.
+    long: LongCache,
+    /// A path being stored in the long tier.
+    long_tokens: Vec<PieceToken>,
 }
 
 impl std::fmt::Debug for UnigramCache {
@@ -304,11 +323,14 @@ impl UnigramCache {
             Claim::Changed => {
                 self.bypass = CacheBypass::default();
                 self.stored = 0;
+                self.long.restart();
             }
             Claim::Wrapped => {
                 self.sets.fill(Set::default());
                 self.bypass = CacheBypass::default();
                 self.stored = 0;
+                self.long.clear();
+                self.long.restart();
             }
         }
     }
@@ -380,6 +402,37 @@ impl UnigramCache {
             path: e.path,
             packing: self.packing,
         })
+    }
+
+    /// The path of a word of more than [`MAX_KEY`] bytes (and at most [`MAX_LONG_WORD`]) from
+    /// the long tier, and its bound: pieces as ids and byte lengths, in order. On a miss,
+    /// whether the word was seen before (this sighting is recorded): then it is worth
+    /// analysing and storing with [`UnigramCache::put_long`].
+    #[inline]
+    pub fn get_long(&mut self, word: &[u8]) -> Result<(f32, LongTokens<'_>), bool> {
+        debug_assert!(word.len() > MAX_KEY && word.len() <= MAX_LONG_WORD);
+        let stamp = self.owner.stamp();
+        let tokens = self.long.get_or_sight(stamp, word)?;
+        Ok((f32::from_bits(tokens.tag()), tokens))
+    }
+
+    /// Stores the path `pieces` (ends relative to the word's start) of a long word and its
+    /// bound, when the tier takes it (at most [`crate::cache::long::LONG_MAX_TOKENS`] pieces).
+    pub fn put_long(&mut self, word: &[u8], max_base: f32, pieces: &[PathPiece]) {
+        debug_assert!(word.len() > MAX_KEY && word.len() <= MAX_LONG_WORD);
+        let mut tokens = std::mem::take(&mut self.long_tokens);
+        tokens.clear();
+        let mut start = 0u32;
+        tokens.extend(pieces.iter().map(|p| {
+            let len = p.end as u32 - start;
+            start = p.end as u32;
+            PieceToken { id: p.id, len }
+        }));
+        debug_assert_eq!(start as usize, word.len());
+        let stamp = self.owner.stamp();
+        self.long
+            .put(stamp, word, max_base.to_bits(), &tokens, usize::MAX);
+        self.long_tokens = tokens;
     }
 
     /// The table's sets and the pieces written to the ring so far (for tests).

@@ -96,7 +96,7 @@ impl<S: ShortSet> WordCache<S> {
     /// for the layout's [`ShortSet::LONG_FIRST_SIGHT`] or was seen before).
     pub fn put_long(&mut self, piece: &[u8], tokens: &[PieceToken]) {
         self.long
-            .put(self.owner.stamp(), piece, tokens, S::LONG_FIRST_SIGHT);
+            .put(self.owner.stamp(), piece, 0, tokens, S::LONG_FIRST_SIGHT);
     }
 
     /// Whether a short word of `n` tokens fits in the short tier.

@@ -57,7 +57,9 @@
 //! `2⁻⁴⁸·M·k`, which the bound subtracts from every margin. The bound is then rounded down to
 //! an `f32`, so the caller's test `|B| < bound` in `f32` is the inequality above.
 //!
-//! A word longer than the cache's keys is not cached: it always takes the reference's pass.
+//! Nothing here depends on the word's length: words of up to 16 bytes go to the cache's table,
+//! longer ones up to 255 bytes (the analysis keeps a piece's end in a byte) to its long tier,
+//! both under this bound; a longer word always takes the reference's pass.
 
 use super::{NONE, Unigram};
 use crate::cache::unigram::PathPiece;

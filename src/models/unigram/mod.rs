@@ -30,7 +30,7 @@ use simdtok_kernels::{DoubleArray, Kernels, PruneTable};
 
 use first_char::{FirstChar, FirstChars, bmp_code_point};
 
-use crate::cache::unigram::{MAX_KEY, PathPiece, UnigramCache, WordKey};
+use crate::cache::unigram::{MAX_KEY, MAX_LONG_WORD, PathPiece, UnigramCache, WordKey};
 use crate::cache::word::new_owner;
 use crate::load::spm_proto::PieceKind;
 use crate::models::vocab::Vocab;
@@ -76,6 +76,12 @@ pub struct UnigramScratch {
     /// Words whose cached path was reused, and words the guard sent to the full pass.
     #[cfg(test)]
     reused: usize,
+    /// Long words (the long tier's) whose cached path was reused, and those whose path a
+    /// part's plan took from the tier.
+    #[cfg(test)]
+    reused_long: usize,
+    #[cfg(test)]
+    planned_long: usize,
     #[cfg(test)]
     guarded: usize,
     /// Parts that planned some words, then took the plain pass once their score came.
@@ -312,7 +318,7 @@ impl Unigram {
     /// most of a word's cost. It asks for the score again every 16 KiB of words; once the
     /// score is there, the planned words get the word-by-word pass of [`Unigram::encode`] with
     /// those paths at hand (a comparison per word, an addition per piece, and the reference's
-    /// pass over the words the guard refuses and those too long for the cache), and the rest
+    /// pass over the words the guard refuses and those the cache does not hold), and the rest
     /// of the part the plain pass. A part planned to its end waits for the score, and hands the
     /// score at its end on as soon as it is known, before the segments are laid out.
     pub fn encode_part(
@@ -448,6 +454,12 @@ impl Unigram {
         pieces: &mut Vec<PathPiece>,
     ) -> f32 {
         let (start, len) = (span.start, span.len());
+        if len > MAX_KEY {
+            if len <= MAX_LONG_WORD {
+                return self.plan_long_word(&text[span], scratch, pieces);
+            }
+            return 0.0;
+        }
         let Some(key) = key.filter(|_| !scratch.cache.skips()) else {
             return 0.0;
         };
@@ -467,6 +479,43 @@ impl Unigram {
             .cache
             .for_each_piece(&hit, |id| self.piece_score(id), |p| pieces.push(p));
         hit.max_base
+    }
+
+    /// [`Unigram::plan_word`] for a word of more than [`MAX_KEY`] bytes (at most
+    /// [`MAX_LONG_WORD`]): its path from the long tier, or analysed and stored there at its
+    /// second sight; 0 (never) at its first.
+    fn plan_long_word(
+        &self,
+        word: &[u8],
+        scratch: &mut UnigramScratch,
+        pieces: &mut Vec<PathPiece>,
+    ) -> f32 {
+        let seen = match scratch.cache.get_long(word) {
+            Err(seen) => seen,
+            Ok((max_base, tokens)) => {
+                let mut end = 0u32;
+                pieces.extend(tokens.map(|t| {
+                    end += t.len;
+                    PathPiece {
+                        id: t.id,
+                        score: self.piece_score(t.id),
+                        end: end as u8,
+                    }
+                }));
+                #[cfg(test)]
+                {
+                    scratch.planned_long += 1;
+                }
+                return max_base;
+            }
+        };
+        if !seen {
+            return 0.0;
+        }
+        let max_base = self.analyze(word, &mut scratch.exact, &mut scratch.path);
+        scratch.cache.put_long(word, max_base, &scratch.path);
+        pieces.extend_from_slice(&scratch.path);
+        max_base
     }
 
     /// [`Unigram::encode`], word by word with the cache when `by_words` (which the model must
@@ -526,7 +575,13 @@ impl Unigram {
             base = 0.0; // the reference's shift at the word's start (see `guard`)
         }
         let word = &text[start..end];
-        if word.len() > MAX_KEY || scratch.cache.skips() {
+        if word.len() > MAX_KEY {
+            if word.len() <= MAX_LONG_WORD {
+                return self.encode_long_word(word, start, base, scratch, out);
+            }
+            return self.viterbi(word, start, base, scratch, out);
+        }
+        if scratch.cache.skips() {
             return self.viterbi(word, start, base, scratch, out);
         }
         let len = word.len();
@@ -555,6 +610,50 @@ impl Unigram {
             .cache
             .for_each_piece(&hit, |id| self.piece_score(id), |p| laid.push(p, out));
         laid.base
+    }
+
+    /// [`Unigram::encode_word`] for a word of more than [`MAX_KEY`] bytes (at most
+    /// [`MAX_LONG_WORD`]) at `start`, from the running score `base` (already shifted): its path
+    /// from the long tier under the same guard as the table's; a word seen for the first time
+    /// takes the reference's pass, and at its second sight it is analysed and stored.
+    fn encode_long_word(
+        &self,
+        word: &[u8],
+        start: usize,
+        base: f32,
+        scratch: &mut UnigramScratch,
+        out: &mut Vec<Segment>,
+    ) -> f32 {
+        let seen = match scratch.cache.get_long(word) {
+            Err(seen) => seen,
+            Ok((max_base, tokens)) => {
+                if base.abs() < max_base {
+                    let mut laid = LaidPath::new(start, base);
+                    let mut end = 0u32;
+                    for t in tokens {
+                        end += t.len;
+                        let score = self.piece_score(t.id);
+                        let (id, end) = (t.id, end as u8);
+                        laid.push(PathPiece { id, score, end }, out);
+                    }
+                    #[cfg(test)]
+                    {
+                        scratch.reused_long += 1;
+                    }
+                    return laid.base;
+                }
+                return self.guarded(word, start, base, scratch, out);
+            }
+        };
+        if !seen {
+            return self.viterbi(word, start, base, scratch, out);
+        }
+        let max_base = self.analyze(word, &mut scratch.exact, &mut scratch.path);
+        scratch.cache.put_long(word, max_base, &scratch.path);
+        if base.abs() >= max_base {
+            return self.guarded(word, start, base, scratch, out);
+        }
+        reuse(start, base, scratch.path.iter().copied(), out)
     }
 
     /// The reference's pass over a word whose cached path the guard refused.

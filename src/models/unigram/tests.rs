@@ -631,3 +631,90 @@ fn word_by_word_equals_the_single_pass_past_the_caches_growth_and_ring() {
     );
     assert!(scratch.reused > 200_000, "{} words reused", scratch.reused);
 }
+
+/// A text of `words` words over `abcd` and `é`, most of them from a small set of long ones (17
+/// to 255 bytes: the long tier's), some short, some longer than the tier takes.
+fn random_long_text(rng: &mut Rng, common: &[String], words: usize) -> String {
+    let mut text = String::new();
+    for _ in 0..words {
+        text.push_str(WB);
+        match rng.below(10) {
+            0 => {
+                for _ in 0..1 + rng.below(8) {
+                    text.push(['a', 'b', 'c', 'd'][rng.below(4)]);
+                }
+            }
+            1 => {
+                for _ in 0..250 + rng.below(20) {
+                    text.push(['a', 'b', 'c', 'é'][rng.below(4)]);
+                }
+            }
+            _ => text.push_str(&common[rng.below(common.len())]),
+        }
+    }
+    text
+}
+
+/// Long words that repeat (from 17 bytes with their `▁` to 255), on random models of near-tied
+/// scores, in short texts and in texts long enough for the score shift: the long tier's paths,
+/// reused under the guard, give the single pass's segments, word by word and in parts planned
+/// before their score, on every tier.
+#[test]
+fn long_words_from_the_long_tier_equal_the_single_pass() {
+    let (mut reused_long, mut guarded, mut planned_long) = (0usize, 0usize, 0usize);
+    for tier_kernels in simdtok_kernels::Tier::supported()
+        .into_iter()
+        .filter_map(Kernels::for_tier)
+    {
+        let mut rng = Rng(0x5EED_0003);
+        for round in 0..12 {
+            let (_, model) = random_model(&mut rng, tier_kernels);
+            let common: Vec<String> = (0..30)
+                .map(|_| {
+                    // `▁` is three bytes: 14 to 252 more make a word of 17 to 255.
+                    let len = [14, 15, 20, 60, 120, 200, 251, 252][rng.below(8)];
+                    (0..len)
+                        .map(|_| ['a', 'b', 'c', 'd'][rng.below(4).min(rng.below(4) + 1)])
+                        .collect()
+                })
+                .collect();
+            let mut scratch = UnigramScratch::default();
+            for t in 0..8 {
+                let words = if t % 3 == 0 { 800 } else { 1 + rng.below(30) };
+                let text = random_long_text(&mut rng, &common, words);
+                let (by_words, whole) = both(&model, &text, &mut scratch);
+                assert_eq!(by_words, whole, "{round}, text {t}: {text:?}");
+                // The same text in parts, each planned before its score is known.
+                let mut cuts: Vec<usize> = text
+                    .match_indices(WB)
+                    .map(|(i, _)| i)
+                    .filter(|&i| i > 0 && rng.below(20) == 0)
+                    .collect();
+                cuts.push(text.len());
+                let (mut parts, mut from, mut score) = (Vec::new(), 0, Late(0.0));
+                let mut out = Vec::new();
+                for &to in &cuts {
+                    model.encode_part(
+                        &text.as_bytes()[from..to],
+                        &mut score,
+                        &mut scratch,
+                        &mut out,
+                    );
+                    parts.extend(out.iter().map(|s| Segment {
+                        start: s.start + from as u32,
+                        end: s.end + from as u32,
+                        id: s.id,
+                    }));
+                    from = to;
+                }
+                assert_eq!(parts, whole, "{round}, text {t} in parts at {cuts:?}");
+            }
+            reused_long += scratch.reused_long;
+            planned_long += scratch.planned_long;
+            guarded += scratch.guarded;
+        }
+    }
+    assert!(reused_long > 5_000, "long words reused ({reused_long})");
+    assert!(planned_long > 5_000, "long paths planned ({planned_long})");
+    assert!(guarded > 500, "the guard refused words ({guarded})");
+}
