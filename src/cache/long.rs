@@ -17,9 +17,10 @@
 //! the arena once or twice a pass; the grown one misses 427 (repeated passes 118 → 146–153
 //! MB/s). A megabyte of Japanese has some 8000 distinct long pieces and never grows it.
 //!
-//! The arena holds at most [`LONG_BUDGET`] bytes; a record that would take it over empties the
-//! tier (table and arena) first. Records evicted from their bucket stay in the arena until then.
-//! All told the tier takes under 5.5 MiB.
+//! The arena holds at most [`LONG_BUDGET`] bytes (or its owner's budget); a record that would
+//! take it over empties the tier (table and arena) first. Records evicted from their bucket stay
+//! in the arena until then. All told the tier takes under 5.5 MiB (the unigram cache's, with its
+//! larger arena, under 9.5).
 
 use crate::cache::owner::Stamp;
 use crate::models::token::PieceToken;
@@ -28,8 +29,9 @@ use crate::models::token::PieceToken;
 pub const LONG_PIECE: usize = 256;
 /// … when they make at most this many tokens.
 pub const LONG_MAX_TOKENS: usize = 64;
-const _: () = assert!(LONG_PIECE < 1 << 16 && LONG_MAX_TOKENS < 1 << 16);
-/// The most bytes the arena of records may hold.
+const _: () = assert!(LONG_PIECE <= 256 && LONG_MAX_TOKENS < 1 << 16);
+/// The most bytes the arena of records may hold, unless the owner sets another
+/// ([`LongCache::with_budget`]).
 pub const LONG_BUDGET: usize = 4 << 20;
 /// Buckets of [`WAYS`] entries: 32768 entries, where a megabyte of Japanese has some 8000
 /// distinct long pieces and as many short ones of many tokens.
@@ -57,17 +59,24 @@ pub struct LongCache {
     buckets: Vec<Bucket>,
     /// Records, each: a header word (the piece's length in bits 0..16, its token count in bits
     /// 16..32, the caller's tag in bits 32..64), the piece's bytes in little-endian words (the
-    /// last one zero-padded), then one word per token (id in bits 0..32, length in bits 32..64).
+    /// last one zero-padded), then the tokens, two to a word ([`pack`]; the first in the low
+    /// half).
     arena: Vec<u64>,
     seen: SeenFilter,
     /// Ways of the current stamp evicted so far: the table grows when they reach
     /// [`GROW_AFTER`].
     evictions: usize,
+    /// The most bytes the arena may hold; 0 for [`LONG_BUDGET`].
+    budget: usize,
 }
 
 /// The tokens of a cached piece, read from its record, and the tag stored with them.
 pub struct LongTokens<'a> {
-    tokens: std::slice::Iter<'a, u64>,
+    /// The record's words of tokens, two to a word.
+    words: &'a [u64],
+    /// The next token, and how many there are.
+    next: usize,
+    n: usize,
     tag: u32,
 }
 
@@ -84,14 +93,34 @@ impl Iterator for LongTokens<'_> {
 
     #[inline]
     fn next(&mut self) -> Option<PieceToken> {
-        self.tokens.next().map(|&w| PieceToken {
-            id: w as u32,
-            len: (w >> 32) as u32,
-        })
+        if self.next == self.n {
+            return None;
+        }
+        let packed = (self.words[self.next / 2] >> (32 * (self.next % 2))) as u32;
+        self.next += 1;
+        Some(unpack(packed))
     }
 }
 
 impl LongCache {
+    /// A tier whose arena holds at most `budget` bytes.
+    pub fn with_budget(budget: usize) -> LongCache {
+        LongCache {
+            budget,
+            ..LongCache::default()
+        }
+    }
+
+    /// The most bytes the arena may hold.
+    #[inline]
+    fn budget(&self) -> usize {
+        if self.budget == 0 {
+            LONG_BUDGET
+        } else {
+            self.budget
+        }
+    }
+
     /// Empties the tier: every way and the arena (allocations kept).
     pub fn clear(&mut self) {
         self.buckets.fill(Bucket::default());
@@ -184,7 +213,9 @@ impl LongCache {
         let n = (header >> 16 & 0xFFFF) as usize;
         let tokens = at + 1 + len.div_ceil(8);
         LongTokens {
-            tokens: self.arena[tokens..tokens + n].iter(),
+            words: &self.arena[tokens..tokens + n.div_ceil(2)],
+            next: 0,
+            n,
             tag: (header >> 32) as u32,
         }
     }
@@ -201,7 +232,10 @@ impl LongCache {
         tokens: &[PieceToken],
         first_sight: usize,
     ) {
-        if tokens.len() > LONG_MAX_TOKENS || piece.len() > LONG_PIECE {
+        if tokens.len() > LONG_MAX_TOKENS
+            || piece.len() > LONG_PIECE
+            || tokens.iter().any(|t| pack(t).is_none())
+        {
             return;
         }
         let hash = long_hash(piece);
@@ -212,10 +246,10 @@ impl LongCache {
             self.buckets = vec![Bucket::default(); BUCKETS];
             // All of the budget at once, so that growing never holds two copies or rounds the
             // capacity past the budget (pages are touched only as records fill them).
-            self.arena.reserve_exact(LONG_BUDGET / 8);
+            self.arena.reserve_exact(self.budget() / 8);
         }
-        let words = 1 + piece.len().div_ceil(8) + tokens.len();
-        if (self.arena.len() + words) * 8 > LONG_BUDGET {
+        let words = 1 + piece.len().div_ceil(8) + tokens.len().div_ceil(2);
+        if (self.arena.len() + words) * 8 > self.budget() {
             self.clear();
         }
         let at = self.arena.len();
@@ -223,8 +257,12 @@ impl LongCache {
         self.arena
             .push(piece.len() as u64 | (tokens.len() as u64) << 16 | (tag as u64) << 32);
         self.arena.extend(piece.chunks(8).map(word));
-        self.arena
-            .extend(tokens.iter().map(|t| t.id as u64 | (t.len as u64) << 32));
+        let packed = |t: &PieceToken| pack(t).expect("checked above") as u64;
+        self.arena.extend(
+            tokens
+                .chunks(2)
+                .map(|two| packed(&two[0]) | two.get(1).map_or(0, |t| packed(t) << 32)),
+        );
         // In front; the least recently used way falls off the end.
         let at_bucket = bucket_of(hash, self.buckets.len());
         let bucket = &mut self.buckets[at_bucket].0;
@@ -263,6 +301,25 @@ impl LongCache {
                 filled[new] += 1;
             }
         }
+    }
+}
+
+/// A token in four bytes: its id in bits 0..24, its length less one in bits 24..32 (a token
+/// is 1 to [`LONG_PIECE`] bytes); `None` for an id of more than 24 bits (no vocabulary in use
+/// comes near), which the tier then does not store. Half the eight bytes of a plain pair:
+/// Japanese and the UDHR's many languages hold more distinct long pieces than the arena did.
+#[inline]
+fn pack(t: &PieceToken) -> Option<u32> {
+    let fits = t.id < 1 << 24 && (1..=LONG_PIECE as u32).contains(&t.len);
+    fits.then(|| t.id | (t.len - 1) << 24)
+}
+
+/// A token from [`pack`]'s four bytes.
+#[inline]
+fn unpack(packed: u32) -> PieceToken {
+    PieceToken {
+        id: packed & 0xFF_FFFF,
+        len: (packed >> 24) + 1,
     }
 }
 
@@ -428,6 +485,54 @@ mod tests {
     }
 
     #[test]
+    fn tokens_come_back_at_the_ends_of_their_ranges_or_are_not_stored() {
+        let s = stamp();
+        let mut cache = LongCache::default();
+        let text: Vec<u8> = (0..300u32).map(|i| (i * 11 % 239) as u8).collect();
+        let biggest = (1 << 24) - 1;
+        // Odd and even counts; the largest id, the longest and shortest tokens.
+        let cases: [&[PieceToken]; 4] = [
+            &[PieceToken {
+                id: biggest,
+                len: 20,
+            }],
+            &[
+                PieceToken { id: 0, len: 1 },
+                PieceToken {
+                    id: biggest,
+                    len: 19,
+                },
+            ],
+            &[PieceToken { id: 7, len: 256 }],
+            &[
+                PieceToken { id: 5, len: 1 },
+                PieceToken { id: 6, len: 1 },
+                PieceToken {
+                    id: biggest,
+                    len: 18,
+                },
+            ],
+        ];
+        for (i, &want) in cases.iter().enumerate() {
+            let len: usize = want.iter().map(|t| t.len as usize).sum();
+            let piece = &text[i..i + len];
+            cache.put(s, piece, 0, want, LONG_PIECE);
+            assert_eq!(get(&mut cache, s, piece).as_deref(), Some(want), "case {i}");
+        }
+        // An id of 25 bits is not stored, nor the rest of its piece's tokens.
+        let piece = &text[40..60];
+        let wide = [
+            PieceToken { id: 3, len: 10 },
+            PieceToken {
+                id: 1 << 24,
+                len: 10,
+            },
+        ];
+        cache.put(s, piece, 0, &wide, LONG_PIECE);
+        assert_eq!(get(&mut cache, s, piece), None);
+    }
+
+    #[test]
     fn tags_come_back_with_their_tokens() {
         let s = stamp();
         let mut cache = LongCache::default();
@@ -574,33 +679,45 @@ mod tests {
     #[test]
     fn the_arena_stays_within_its_budget_and_keeps_turning_over() {
         let s = stamp();
-        let mut cache = LongCache::default();
-        let full = vec![PieceToken { id: 1, len: 4 }; LONG_MAX_TOKENS];
-        let (mut stored, mut early) = (0, 0);
-        for i in 0..20_000u32 {
-            let mut piece = vec![b'x'; LONG_PIECE];
-            piece[..4].copy_from_slice(&i.to_le_bytes());
-            cache.put(s, &piece, 0, &full, 0);
-            // Only when the filter of seen pieces has this piece's bit from another one.
-            early += get(&mut cache, s, &piece).is_some() as usize;
-            cache.put(s, &piece, 0, &full, 0);
-            // Stored: the newest record survives the emptying its store may cause.
-            stored += get(&mut cache, s, &piece).is_some() as usize;
-            let (held, allocated) = cache.held();
-            assert!(held <= LONG_BUDGET, "{held} bytes after {i}");
-            assert_eq!(allocated, LONG_BUDGET);
-        }
-        assert_eq!(stored, 20_000);
-        assert!(early < 20_000 / 20, "{early} stored when first seen");
-        // The latest records (over 5000 of 808 bytes fit) are still there.
-        let recent = (15_000..20_000u32)
-            .filter(|i| {
+        // The default budget, and an owner's (records of 520 bytes: some 8000 fit in the
+        // first, 2000 in the second).
+        for (mut cache, budget) in [
+            (LongCache::default(), LONG_BUDGET),
+            (LongCache::with_budget(1 << 20), 1 << 20),
+        ] {
+            let full = vec![PieceToken { id: 1, len: 4 }; LONG_MAX_TOKENS];
+            let (mut stored, mut early) = (0, 0);
+            for i in 0..20_000u32 {
                 let mut piece = vec![b'x'; LONG_PIECE];
                 piece[..4].copy_from_slice(&i.to_le_bytes());
-                get(&mut cache, s, &piece).is_some()
-            })
-            .count();
-        assert!(recent > 2000, "{recent} of the last 5000 kept");
+                cache.put(s, &piece, 0, &full, 0);
+                // Only when the filter of seen pieces has this piece's bit from another one.
+                early += get(&mut cache, s, &piece).is_some() as usize;
+                cache.put(s, &piece, 0, &full, 0);
+                // Stored: the newest record survives the emptying its store may cause.
+                stored += get(&mut cache, s, &piece).is_some() as usize;
+                let (held, allocated) = cache.held();
+                assert!(held <= budget, "{held} bytes after {i}");
+                assert_eq!(allocated, budget);
+            }
+            assert_eq!(stored, 20_000);
+            assert!(early < 20_000 / 20, "{early} stored when first seen");
+            // The latest records are still there.
+            let recent = (19_000..20_000u32)
+                .filter(|i| {
+                    let mut piece = vec![b'x'; LONG_PIECE];
+                    piece[..4].copy_from_slice(&i.to_le_bytes());
+                    get(&mut cache, s, &piece).is_some()
+                })
+                .count();
+            // Every record the arena holds since it was last emptied is one of the latest
+            // pieces (twice for a piece stored early).
+            let records = cache.held().0 / 520;
+            assert!(
+                recent >= 1000.min(records / 2),
+                "{recent} of the last 1000 kept ({budget}, {records} records)"
+            );
+        }
     }
 
     #[test]

@@ -30,6 +30,7 @@ use simdtok_kernels::{DoubleArray, Kernels, PruneTable};
 
 use first_char::{FirstChar, FirstChars, bmp_code_point};
 
+use crate::cache::long::LongTokens;
 use crate::cache::unigram::{MAX_KEY, MAX_LONG_WORD, PathPiece, UnigramCache, WordKey};
 use crate::cache::word::new_owner;
 use crate::load::spm_proto::PieceKind;
@@ -493,15 +494,7 @@ impl Unigram {
         let seen = match scratch.cache.get_long(word) {
             Err(seen) => seen,
             Ok((max_base, tokens)) => {
-                let mut end = 0u32;
-                pieces.extend(tokens.map(|t| {
-                    end += t.len;
-                    PathPiece {
-                        id: t.id,
-                        score: self.piece_score(t.id),
-                        end: end as u8,
-                    }
-                }));
+                pieces.extend(self.long_path(tokens));
                 #[cfg(test)]
                 {
                     scratch.planned_long += 1;
@@ -516,6 +509,21 @@ impl Unigram {
         scratch.cache.put_long(word, max_base, &scratch.path);
         pieces.extend_from_slice(&scratch.path);
         max_base
+    }
+
+    /// The pieces of a path from the long tier (ids and byte lengths) with their scores and
+    /// their ends within the word (at most [`MAX_LONG_WORD`] bytes: an end fits a byte).
+    #[inline]
+    fn long_path(&self, tokens: LongTokens<'_>) -> impl Iterator<Item = PathPiece> {
+        let mut end = 0u32;
+        tokens.map(move |t| {
+            end += t.len;
+            PathPiece {
+                id: t.id,
+                score: self.piece_score(t.id),
+                end: end as u8,
+            }
+        })
     }
 
     /// [`Unigram::encode`], word by word with the cache when `by_words` (which the model must
@@ -629,12 +637,8 @@ impl Unigram {
             Ok((max_base, tokens)) => {
                 if base.abs() < max_base {
                     let mut laid = LaidPath::new(start, base);
-                    let mut end = 0u32;
-                    for t in tokens {
-                        end += t.len;
-                        let score = self.piece_score(t.id);
-                        let (id, end) = (t.id, end as u8);
-                        laid.push(PathPiece { id, score, end }, out);
+                    for p in self.long_path(tokens) {
+                        laid.push(p, out);
                     }
                     #[cfg(test)]
                     {
