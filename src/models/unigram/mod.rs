@@ -601,10 +601,7 @@ impl Unigram {
                 .put_path(text, start, len, max_base, &scratch.path, |id| {
                     self.piece_score(id)
                 });
-            if base.abs() >= max_base {
-                return self.guarded(word, start, base, scratch, out);
-            }
-            return reuse(start, base, scratch.path.iter().copied(), out);
+            return self.analysed(word, start, base, max_base, scratch, out);
         };
         if base.abs() >= hit.max_base {
             return self.guarded(word, start, base, scratch, out);
@@ -654,6 +651,21 @@ impl Unigram {
         }
         let max_base = self.analyze(word, &mut scratch.exact, &mut scratch.path);
         scratch.cache.put_long(word, max_base, &scratch.path);
+        self.analysed(word, start, base, max_base, scratch, out)
+    }
+
+    /// The word at `start` from the running score `base`, just analysed (its path in
+    /// `scratch.path`, its bound `max_base`): the path where the guard allows it, else the
+    /// reference's pass.
+    fn analysed(
+        &self,
+        word: &[u8],
+        start: usize,
+        base: f32,
+        max_base: f32,
+        scratch: &mut UnigramScratch,
+        out: &mut Vec<Segment>,
+    ) -> f32 {
         if base.abs() >= max_base {
             return self.guarded(word, start, base, scratch, out);
         }
