@@ -28,6 +28,14 @@ const BIG_BYTES: usize = 20_000_000;
 /// Pipelines that encode documents see few calls and long texts, where per-call costs vanish.
 pub const BIG_DOCS_NAME: &str = "en-20mb-docs";
 const DOC_BYTES: usize = 8192;
+/// The other corpora that the SentencePiece models' 20 MB measurement repeats, each alone, to
+/// 20 MB of lines (issue 24's Japanese, Chinese, code and UDHR): the input's name and its corpus.
+pub const SPM_BIG_OTHERS: [(&str, &str); 4] = [
+    ("ja-20mb", "ja_debian_reference"),
+    ("zh-20mb", "zh-cn_debian_reference"),
+    ("code-20mb", "code_python311_stdlib_sample.py"),
+    ("udhr-20mb", "multi_udhr_all_languages"),
+];
 /// The models the 20 MB measurement runs on.
 const BIG_MODELS: [&str; 4] = ["cl100k_base", "o200k_base", "llama3", "gpt4o"];
 /// A first pass is not run in a fresh process when the repeated passes of the same
@@ -114,7 +122,13 @@ fn random_input(name: &str, bytes: usize, seed: u64) -> Input {
 /// `simdtok encode` reads it), again and again in that order until the lines' bytes reach 20 MB;
 /// each line is one text.
 pub fn big_input(data: &Path) -> Result<Input, String> {
-    let sources = BIG_SOURCES
+    repeated_lines(data, BIG_NAME, &BIG_SOURCES)
+}
+
+/// The text `name`: the lines of the corpora `sources` (each read as `simdtok encode` reads
+/// it), again and again in that order until the lines' bytes reach 20 MB; each line one text.
+fn repeated_lines(data: &Path, name: &str, sources: &[&str]) -> Result<Input, String> {
+    let sources = sources
         .iter()
         .map(|n| Input::corpus(&data.join("corpora").join(format!("{n}.txt")), n, None))
         .collect::<Result<Vec<_>, _>>()?;
@@ -140,7 +154,7 @@ pub fn big_input(data: &Path) -> Result<Input, String> {
         }
     }
     Ok(Input {
-        name: BIG_NAME.to_owned(),
+        name: name.to_owned(),
         text,
         spans,
         bytes,
@@ -148,13 +162,15 @@ pub fn big_input(data: &Path) -> Result<Input, String> {
     })
 }
 
-/// [`BIG_NAME`] or [`BIG_DOCS_NAME`].
+/// [`BIG_NAME`], [`BIG_DOCS_NAME`], or one of [`SPM_BIG_OTHERS`].
 pub fn big_text(data: &Path, name: &str) -> Result<Input, String> {
-    let lines = big_input(data)?;
     match name {
-        BIG_NAME => Ok(lines),
-        BIG_DOCS_NAME => Ok(as_documents(lines)),
-        other => Err(format!("no 20 MB text is called {other}")),
+        BIG_NAME => big_input(data),
+        BIG_DOCS_NAME => Ok(as_documents(big_input(data)?)),
+        other => match SPM_BIG_OTHERS.iter().find(|(n, _)| *n == other) {
+            Some(&(name, source)) => repeated_lines(data, name, &[source]),
+            None => Err(format!("no 20 MB text is called {other}")),
+        },
     }
 }
 
@@ -622,16 +638,21 @@ pub(crate) fn report_big_plain(opts: &Options, rows: &[(&ModelSpec, &Big)], name
     } else {
         format!("as {} lines, each one text", first.lines)
     };
+    let (what, sources) = match SPM_BIG_OTHERS.iter().find(|(n, _)| *n == name) {
+        Some((_, source)) => (format!("`{source}`"), format!("`{source}`")),
+        None => (
+            "English".to_owned(),
+            format!("`{}` then `{}`", BIG_SOURCES[0], BIG_SOURCES[1]),
+        ),
+    };
     let _ = writeln!(
         out,
-        "\n**20 MB of English, first pass vs repeated passes** (`{name}`: the lines of `{}` \
-         then `{}`, repeated until they reach 20 MB ({} bytes), {form}). *First*: the median of \
+        "\n**20 MB of {what}, first pass vs repeated passes** (`{name}`: the lines of {sources}, \
+         repeated until they reach 20 MB ({} bytes), {form}). *First*: the median of \
          {} fresh process{} of this binary (`--first-pass`), each building the text and loading \
          the model (neither timed), then timing its first pass; the first one's ids are hashed \
          and compared with simdtok's (`≠`: different). *Repeated*: the median of {} passes in \
          this process after the warm-up pass that checks every text's ids. MB/s:\n",
-        BIG_SOURCES[0],
-        BIG_SOURCES[1],
         first.bytes,
         opts.first_runs,
         if opts.first_runs == 1 { "" } else { "es" },
@@ -1386,6 +1407,33 @@ mod tests {
                 assert!(without_last_line < DOC_BYTES, "{i}");
             }
         }
+    }
+
+    #[test]
+    fn the_other_twenty_mb_texts_repeat_one_corpus_line_by_line() {
+        let data = std::env::temp_dir().join(format!("bench-peers-big-{}", std::process::id()));
+        std::fs::create_dir_all(data.join("corpora")).unwrap();
+        let lines = ["日本語の行", "", "二行目です。", "third line"];
+        std::fs::write(
+            data.join("corpora/ja_debian_reference.txt"),
+            lines.join("\n") + "\n",
+        )
+        .unwrap();
+        let input = big_text(&data, "ja-20mb").unwrap();
+        assert_eq!(input.name, "ja-20mb");
+        assert!(!input.one_text);
+        assert!(input.bytes >= BIG_BYTES && input.bytes < BIG_BYTES + 32);
+        for (i, span) in input.spans.iter().enumerate() {
+            assert_eq!(
+                &input.text[span.clone()],
+                lines[i % lines.len()],
+                "line {i}"
+            );
+        }
+        assert!(big_text(&data, "xx-20mb").is_err());
+        // A corpus that is absent is an error, not an empty text.
+        assert!(big_text(&data, "zh-20mb").is_err());
+        std::fs::remove_dir_all(&data).unwrap();
     }
 
     #[test]

@@ -73,7 +73,8 @@ usage: bench-peers [--family spm|wordpiece|bpe|all|train] [--quick] [--model NAM
                    BPE: repeat-a, repeat-space, repeat-中, random-bytes, and en-20mb and
                    en-20mb-docs, the 20 MB first-pass vs repeated-passes measurement line by line
                    and as documents of 8 KiB; SentencePiece: the same two on the models of the
-                   English goals)
+                   English goals, and ja-20mb, zh-20mb, code-20mb and udhr-20mb: one corpus's
+                   lines repeated to 20 MB)
   --impls LIST     comma-separated. SentencePiece: simdtok,spm-cpp,spm-crate,spm-py,kitoken,tokie
                    (simdtok is always run: it is the reference the others are checked against).
                    WordPiece: tokenizers,simdtok-fast,simdtok-linear,kitoken,tokie (simdtok = both
@@ -570,7 +571,11 @@ fn run(opts: &Options) -> Result<String, String> {
     // The 20 MB first-pass measurement, for the models of the English goals.
     let mut spm_big = Vec::new();
     if spm_models.iter().any(|m| SPM_BIG_MODELS.contains(&m.name)) {
-        for name in [bpe::BIG_NAME, bpe::BIG_DOCS_NAME] {
+        let others = bpe::SPM_BIG_OTHERS.iter().map(|(name, _)| *name);
+        for name in [bpe::BIG_NAME, bpe::BIG_DOCS_NAME]
+            .into_iter()
+            .chain(others)
+        {
             if matches(&opts.corpora, name) {
                 spm_big.push(bpe::big_text(&opts.data, name)?);
             }
@@ -625,7 +630,8 @@ fn run(opts: &Options) -> Result<String, String> {
     Ok(out)
 }
 
-/// The SentencePiece models of the English goals (issue 24), which get the 20 MB rows.
+/// The SentencePiece models of the English goals (issue 24), which get the 20 MB rows (of
+/// English, and of the other corpora).
 const SPM_BIG_MODELS: [&str; 4] = [
     "botchan_en_unigram_1000",
     "xlm-roberta-nomic.from-gguf",
