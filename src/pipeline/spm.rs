@@ -223,11 +223,12 @@ impl SentencePiece {
             // per piece (a push per piece, with its capacity check, was 5 % of English), and the
             // check for the unknown piece is one more pass over them.
             let first = ids.len();
-            ids.extend(s.segments.iter().map(|seg| seg.id));
-            if !ids[first..]
-                .iter()
-                .fold(false, |any, &id| any | (id == unk))
-            {
+            let mut any_unk = false;
+            ids.extend(s.segments.iter().map(|seg| {
+                any_unk |= seg.id == unk;
+                seg.id
+            }));
+            if !any_unk {
                 return next;
             }
             if !self.byte_fallback {
