@@ -53,7 +53,6 @@ const SEEN_BITS: usize = 1 << 20;
 struct Bucket([u64; WAYS]);
 
 /// See the module documentation.
-#[derive(Default)]
 pub struct LongCache {
     /// Allocated on first store.
     buckets: Vec<Bucket>,
@@ -66,8 +65,14 @@ pub struct LongCache {
     /// Ways of the current stamp evicted so far: the table grows when they reach
     /// [`GROW_AFTER`].
     evictions: usize,
-    /// The most bytes the arena may hold; 0 for [`LONG_BUDGET`].
+    /// The most bytes the arena may hold.
     budget: usize,
+}
+
+impl Default for LongCache {
+    fn default() -> Self {
+        LongCache::with_budget(LONG_BUDGET)
+    }
 }
 
 /// The tokens of a cached piece, read from its record, and the tag stored with them.
@@ -106,18 +111,11 @@ impl LongCache {
     /// A tier whose arena holds at most `budget` bytes.
     pub fn with_budget(budget: usize) -> LongCache {
         LongCache {
+            buckets: Vec::new(),
+            arena: Vec::new(),
+            seen: SeenFilter::default(),
+            evictions: 0,
             budget,
-            ..LongCache::default()
-        }
-    }
-
-    /// The most bytes the arena may hold.
-    #[inline]
-    fn budget(&self) -> usize {
-        if self.budget == 0 {
-            LONG_BUDGET
-        } else {
-            self.budget
         }
     }
 
@@ -246,10 +244,10 @@ impl LongCache {
             self.buckets = vec![Bucket::default(); BUCKETS];
             // All of the budget at once, so that growing never holds two copies or rounds the
             // capacity past the budget (pages are touched only as records fill them).
-            self.arena.reserve_exact(self.budget() / 8);
+            self.arena.reserve_exact(self.budget / 8);
         }
         let words = 1 + piece.len().div_ceil(8) + tokens.len().div_ceil(2);
-        if (self.arena.len() + words) * 8 > self.budget() {
+        if (self.arena.len() + words) * 8 > self.budget {
             self.clear();
         }
         let at = self.arena.len();

@@ -505,9 +505,16 @@ impl Unigram {
         if !seen {
             return 0.0;
         }
+        let max_base = self.analyze_long(word, scratch);
+        pieces.extend_from_slice(&scratch.path);
+        max_base
+    }
+
+    /// Analyses a long word seen before (its path into `scratch.path`) and stores it in the
+    /// long tier; returns its bound.
+    fn analyze_long(&self, word: &[u8], scratch: &mut UnigramScratch) -> f32 {
         let max_base = self.analyze(word, &mut scratch.exact, &mut scratch.path);
         scratch.cache.put_long(word, max_base, &scratch.path);
-        pieces.extend_from_slice(&scratch.path);
         max_base
     }
 
@@ -649,8 +656,7 @@ impl Unigram {
         if !seen {
             return self.viterbi(word, start, base, scratch, out);
         }
-        let max_base = self.analyze(word, &mut scratch.exact, &mut scratch.path);
-        scratch.cache.put_long(word, max_base, &scratch.path);
+        let max_base = self.analyze_long(word, scratch);
         self.analysed(word, start, base, max_base, scratch, out)
     }
 
