@@ -11,7 +11,7 @@ use simdtok_kernels::Kernels;
 use crate::encoding::Encoding;
 use crate::load::spm_proto::{PieceKind, SpmAlgorithm, SpmModelFile, byte_of_piece};
 use crate::models::spm_bpe::{BpeScratch, SpmBpe};
-use crate::models::unigram::{RunningScore, Segment, Unigram, UnigramScratch};
+use crate::models::unigram::{IdSink, RunningScore, Segment, Unigram, UnigramScratch, UnknownAt};
 use crate::models::vocab::Vocab;
 use crate::normalize::spm::{NoOffsets, SPACE_SYMBOL, SpmNormalizer, valid_char_len};
 use crate::pipeline::{AnyPipeline, CarrySource, PartCarry, PartPlace, PipelineInfo};
@@ -42,6 +42,8 @@ struct Scratch {
     normalized: Vec<u8>,
     norm_to_orig: Vec<u32>,
     segments: Vec<Segment>,
+    /// The unknown pieces of the ids path ([`IdSink`]).
+    unknowns: Vec<UnknownAt>,
     unigram: UnigramScratch,
     bpe: BpeScratch,
 }
@@ -214,62 +216,74 @@ impl SentencePiece {
                 place.first,
                 place.last,
             );
-            let next = self.segment(place, carry, s);
             // What `tokens` does, ids alone: only the unknown piece (the one piece of its kind)
             // is not pushed as it is, so no piece's kind is looked up (a table of a byte per
-            // piece: a cache miss per rare token of a large vocabulary).
+            // piece: a cache miss per rare token of a large vocabulary). A whole text of a
+            // unigram model writes its ids as it segments; other texts' segments are copied.
             let unk = self.vocab.unknown_segment_id();
-            // Most texts have no unknown piece: their ids are copied in one pass with no branch
-            // per piece (a push per piece, with its capacity check, was 5 % of English), and the
-            // check for the unknown piece is one more pass over them.
-            let first = ids.len();
-            let mut any_unk = false;
-            ids.extend(s.segments.iter().map(|seg| {
-                any_unk |= seg.id == unk;
-                seg.id
-            }));
-            if !any_unk {
-                return next;
-            }
-            if !self.byte_fallback {
-                // A run of unknown pieces becomes one, in place over this text's ids (a text
-                // with an unknown character is common with a small vocabulary: botchan's
-                // model has one on most lines of English, where pushing each id again was a
-                // tenth of the time).
-                let mut kept = first;
-                let mut prev_unk = false;
-                for read in first..ids.len() {
-                    let id = ids[read];
-                    let is_unk = id == unk;
-                    if !(is_unk && prev_unk) {
-                        ids[kept] = id;
-                        kept += 1;
-                    }
-                    prev_unk = is_unk;
+            let next = match &self.segmenter {
+                Segmenter::Unigram(u) if place == PartPlace::WHOLE => {
+                    u.encode_to(
+                        &s.normalized,
+                        &mut s.unigram,
+                        &mut IdSink::new(ids, unk, &mut s.unknowns),
+                    );
+                    PartCarry::default()
                 }
-                ids.truncate(kept);
-                return next;
-            }
-            ids.truncate(first);
-            let mut prev_unk = false;
-            for seg in &s.segments {
-                let is_unk = seg.id == unk;
-                if !is_unk {
-                    ids.push(seg.id);
-                } else if self.byte_fallback {
-                    let w = &s.normalized[seg.start as usize..seg.end as usize];
-                    ids.extend(w.iter().map(|&b| {
-                        self.vocab
-                            .byte_id(b)
-                            .expect("byte-fallback models have all byte pieces")
-                    }));
-                } else if !prev_unk {
-                    ids.push(seg.id);
+                _ => {
+                    let next = self.segment(place, carry, s);
+                    IdSink::new(ids, unk, &mut s.unknowns).push_all(&s.segments);
+                    next
                 }
-                prev_unk = is_unk;
+            };
+            if !s.unknowns.is_empty() {
+                self.resolve_unknowns(ids, &s.unknowns, &s.normalized);
             }
             next
         })
+    }
+
+    /// The ids of one text, with its unknown pieces at `unknowns` (in order, not empty),
+    /// as [`SentencePiece::tokens`] would give them: each unknown piece becomes its bytes'
+    /// pieces with byte fallback, and a run of them one piece without.
+    fn resolve_unknowns(&self, ids: &mut Vec<u32>, unknowns: &[UnknownAt], normalized: &[u8]) {
+        if !self.byte_fallback {
+            // A run of unknown pieces becomes one, in place over this text's ids (a text with
+            // an unknown character is common with a small vocabulary: botchan's model has one
+            // on most lines of English, where pushing each id again was a tenth of the time).
+            let start = unknowns[0].index;
+            let mut unknown = unknowns.iter().map(|u| u.index).peekable();
+            let mut kept = start;
+            let mut prev_unk = false;
+            for read in start..ids.len() {
+                let is_unk = unknown.next_if_eq(&read).is_some();
+                if !(is_unk && prev_unk) {
+                    ids[kept] = ids[read];
+                    kept += 1;
+                }
+                prev_unk = is_unk;
+            }
+            ids.truncate(kept);
+            return;
+        }
+        // Byte fallback: each unknown piece becomes one piece per byte, so the ids after the
+        // first unknown piece move; they are rebuilt from a copy (rare: a character the model
+        // lacks).
+        let tail: Vec<u32> = ids.split_off(unknowns[0].index);
+        let base = unknowns[0].index;
+        let mut read = 0;
+        for u in unknowns {
+            let at = u.index - base;
+            ids.extend_from_slice(&tail[read..at]);
+            let w = &normalized[u.seg.start as usize..u.seg.end as usize];
+            ids.extend(w.iter().map(|&b| {
+                self.vocab
+                    .byte_id(b)
+                    .expect("byte-fallback models have all byte pieces")
+            }));
+            read = at + 1;
+        }
+        ids.extend_from_slice(&tail[read..]);
     }
 
     /// Segments → tokens (`PopulateSentencePieceText`).
@@ -566,5 +580,60 @@ mod tests {
         // The texts have unknown runs to merge: `{{{` is one unknown piece.
         assert_eq!(tok.encode("{{{").iter().filter(|&&id| id == unk).count(), 1);
         assert!(want.iter().filter(|&&id| id == unk).count() >= 8);
+    }
+
+    /// The same with byte fallback, on a unigram model (botchan's, given the 256 byte pieces):
+    /// each unknown character becomes its bytes' pieces, and the ids path (which writes ids as
+    /// it segments and sets the unknown pieces aside) gives what the full encoding gives, on
+    /// every tier.
+    #[test]
+    fn appended_ids_with_byte_fallback_are_each_texts() {
+        use crate::encoding::Encoding;
+        use crate::load::spm_proto::{self, PieceKind, SpmPiece, piece_of_byte};
+        use crate::pipeline::spm::SentencePiece;
+        use simdtok_kernels::{Kernels, Tier};
+
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let bytes =
+            std::fs::read(root.join("tests/data/sentencepiece/botchan_en_unigram_1000.model"))
+                .expect("model");
+        let texts = [
+            "{{{ cat }}}",
+            "}}",
+            "I am a cat ©© and ®",
+            "©",
+            "",
+            "no unknown here",
+            "™™™ { } ™ 日本",
+        ];
+        for tier in Tier::ALL {
+            let Some(kernels) = Kernels::for_tier(tier) else {
+                continue;
+            };
+            let mut model = spm_proto::parse(&bytes).expect("parses");
+            model.byte_fallback = true;
+            model.pieces.extend((0..=255u8).map(|b| SpmPiece {
+                text: piece_of_byte(b),
+                score: 0.0,
+                kind: PieceKind::Byte,
+                indexed: true,
+            }));
+            let tok = SentencePiece::new(model, kernels).expect("model");
+            let (mut all, mut want) = (Vec::new(), Vec::new());
+            let mut enc = Encoding::default();
+            for text in texts {
+                tok.encode_into(text, &mut enc, false);
+                let mut alone = Vec::new();
+                tok.encode_ids_into(text, &mut alone);
+                assert_eq!(alone, enc.ids, "{text:?} on {tier:?}");
+                want.extend_from_slice(&alone);
+                tok.encode_ids_append(text, &mut all);
+            }
+            assert_eq!(all, want, "{tier:?}");
+            // `©` (two bytes) became two byte pieces, and no unknown piece is left.
+            let copyright: Vec<u32> = "©".bytes().map(|b| tok.vocab.byte_id(b).unwrap()).collect();
+            assert!(want.windows(2).any(|w| w == copyright.as_slice()));
+            assert!(!want.contains(&tok.vocab.unknown_segment_id()));
+        }
     }
 }

@@ -23,12 +23,14 @@
 
 mod first_char;
 pub mod guard;
+mod sink;
 #[cfg(test)]
 mod tests;
 
 use simdtok_kernels::{DoubleArray, Kernels, PruneTable};
 
 use first_char::{FirstChar, FirstChars, bmp_code_point};
+pub use sink::{IdSink, SegmentSink, UnknownAt};
 
 use crate::cache::long::LongTokens;
 use crate::cache::unigram::{MAX_KEY, MAX_LONG_WORD, PathPiece, UnigramCache, WordKey};
@@ -65,6 +67,8 @@ const READY_CHECK_BYTES: usize = if cfg!(test) { 64 } else { 16 << 10 };
 #[derive(Default, Debug)]
 pub struct UnigramScratch {
     best: Vec<BestNode>,
+    /// The reference's pass's segments, last first, as its backtrack finds them.
+    back: Vec<Segment>,
     exact: Vec<guard::ExactNode>,
     path: Vec<PathPiece>,
     cache: UnigramCache,
@@ -304,6 +308,23 @@ impl Unigram {
     /// Segments `normalized` (valid UTF-8) into `out` (cleared first), left to right.
     pub fn encode(&self, normalized: &[u8], scratch: &mut UnigramScratch, out: &mut Vec<Segment>) {
         self.encode_with(normalized, scratch, out, self.words_independent);
+    }
+
+    /// [`Unigram::encode`] into any sink (not cleared): the ids alone, for one.
+    pub fn encode_to(
+        &self,
+        normalized: &[u8],
+        scratch: &mut UnigramScratch,
+        out: &mut impl SegmentSink,
+    ) {
+        if normalized.is_empty() {
+            return;
+        }
+        if self.words_independent {
+            self.encode_words(normalized, 0, 0.0, scratch, out);
+        } else {
+            self.viterbi(normalized, 0, 0.0, scratch, out);
+        }
     }
 
     /// [`Unigram::encode`] of one part of a normalized text cut before a word (a `▁`), the
@@ -562,7 +583,7 @@ impl Unigram {
         from: usize,
         mut base: f32,
         scratch: &mut UnigramScratch,
-        out: &mut Vec<Segment>,
+        out: &mut impl SegmentSink,
     ) -> f32 {
         assert!(self.words_independent, "the model's pieces span words");
         scratch.cache.claim(self.cache_owner, self.id_bits);
@@ -583,7 +604,7 @@ impl Unigram {
         key: Option<WordKey>,
         mut base: f32,
         scratch: &mut UnigramScratch,
-        out: &mut Vec<Segment>,
+        out: &mut impl SegmentSink,
     ) -> f32 {
         let (start, end) = (span.start, span.end);
         if !(-SCORE_RESET..=SCORE_RESET).contains(&base) {
@@ -634,7 +655,7 @@ impl Unigram {
         start: usize,
         base: f32,
         scratch: &mut UnigramScratch,
-        out: &mut Vec<Segment>,
+        out: &mut impl SegmentSink,
     ) -> f32 {
         let seen = match scratch.cache.get_long(word) {
             Err(seen) => seen,
@@ -670,7 +691,7 @@ impl Unigram {
         base: f32,
         max_base: f32,
         scratch: &mut UnigramScratch,
-        out: &mut Vec<Segment>,
+        out: &mut impl SegmentSink,
     ) -> f32 {
         if base.abs() >= max_base {
             return self.guarded(word, start, base, scratch, out);
@@ -686,7 +707,7 @@ impl Unigram {
         start: usize,
         base: f32,
         scratch: &mut UnigramScratch,
-        out: &mut Vec<Segment>,
+        out: &mut impl SegmentSink,
     ) -> f32 {
         #[cfg(test)]
         {
@@ -786,7 +807,7 @@ impl Unigram {
         offset: usize,
         base: f32,
         scratch: &mut UnigramScratch,
-        out: &mut Vec<Segment>,
+        out: &mut impl SegmentSink,
     ) -> f32 {
         #[cfg(test)]
         let runs = !scratch.no_runs;
@@ -855,18 +876,21 @@ impl Unigram {
             };
             pos += mblen;
         }
-        let first = out.len();
+        let back = &mut scratch.back;
+        back.clear();
         let mut end = n;
         while end > 0 {
             let node = best[end];
-            out.push(Segment {
+            back.push(Segment {
                 start: node.start + offset as u32,
                 end: (end + offset) as u32,
                 id: node.id,
             });
             end = node.start as usize;
         }
-        out[first..].reverse();
+        for &seg in back.iter().rev() {
+            out.push(seg);
+        }
         best[n].score
     }
 }
@@ -927,7 +951,7 @@ fn reuse(
     start: usize,
     base: f32,
     pieces: impl Iterator<Item = PathPiece>,
-    out: &mut Vec<Segment>,
+    out: &mut impl SegmentSink,
 ) -> f32 {
     let mut laid = LaidPath::new(start, base);
     for p in pieces {
@@ -956,7 +980,7 @@ impl LaidPath {
     }
 
     #[inline(always)]
-    fn push(&mut self, p: PathPiece, out: &mut Vec<Segment>) {
+    fn push(&mut self, p: PathPiece, out: &mut impl SegmentSink) {
         let end = self.start + p.end as u32;
         out.push(Segment {
             start: self.at,
