@@ -2,8 +2,8 @@
 //! repeated passes: a quick profiling target (`perf record`), not a comparison (see bench-peers).
 //!
 //! cargo run --release --example throughput -- MODEL CORPUS [PASSES]
-//! (environment: THRASH=MB, RANDOM=1, BEFORE=MODEL:FILE,…;…, DOCS=BYTES, INPUT=jsonl|raw — see
-//! below)
+//! (environment: THRASH=MB, RANDOM=1, BEFORE=MODEL:FILE,…;…, DOCS=BYTES, INPUT=jsonl|raw,
+//! FRESH=1 — see below)
 
 use std::time::Instant;
 
@@ -34,7 +34,11 @@ fn main() {
             }
         }
     }
-    let tok = simdtok::Tokenizer::from_file(model).expect("model loads");
+    let mut tok = simdtok::Tokenizer::from_file(model).expect("model loads");
+    // FRESH=1: every pass after the first loads the model again, so it is a first pass for the
+    // thread's caches (a new owner's entries read as empty), with their memory already mapped:
+    // what a first pass costs apart from page faults.
+    let fresh = std::env::var("FRESH").is_ok_and(|v| v == "1");
     let text = std::fs::read_to_string(corpus).expect("corpus is UTF-8");
     // DOCS=BYTES: the texts are documents of that many bytes or a line more (line ends kept),
     // as bench-peers' `en-20mb-docs`, instead of the lines.
@@ -106,6 +110,9 @@ fn main() {
             }
         }
         std::hint::black_box(&junk);
+        if fresh && pass > 0 {
+            tok = simdtok::Tokenizer::from_file(model).expect("model loads");
+        }
         let t = Instant::now();
         let mut n = 0usize;
         for line in &lines {
