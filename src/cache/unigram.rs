@@ -374,7 +374,7 @@ impl UnigramCache {
     }
 
     /// [`UnigramCache::get`] by the word's key.
-    #[inline]
+    #[inline(always)]
     pub fn get_keyed(&mut self, key: &WordKey) -> Option<CachedWord> {
         let WordKey(key, len) = *key;
         debug_assert!(len <= MAX_KEY && !self.sets.is_empty());

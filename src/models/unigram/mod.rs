@@ -38,6 +38,7 @@ use crate::cache::word::new_owner;
 use crate::load::spm_proto::PieceKind;
 use crate::models::vocab::Vocab;
 use crate::normalize::spm::one_char_len;
+use crate::swar;
 
 /// A piece of the segmentation: a byte range of the normalized text and its id.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -996,5 +997,5 @@ impl LaidPath {
 #[inline]
 fn next_word_start(text: &[u8], start: usize) -> usize {
     // The word's own `▁` (if it has one) is skipped: a word is at least one character.
-    crate::swar::find_from(text, start + 1, &SPACE, |_| true).unwrap_or(text.len())
+    swar::find3_from(text, start + 1, &SPACE).unwrap_or(text.len())
 }

@@ -4,7 +4,7 @@
 
 use simdtok_kernels::Kernels;
 
-use super::{Segment, Unigram, UnigramScratch};
+use super::{Segment, Unigram, UnigramScratch, next_word_start};
 use crate::load::spm_proto::{PieceKind, SpmPiece};
 use crate::models::vocab::Vocab;
 
@@ -717,4 +717,36 @@ fn long_words_from_the_long_tier_equal_the_single_pass() {
     assert!(reused_long > 5_000, "long words reused ({reused_long})");
     assert!(planned_long > 5_000, "long paths planned ({planned_long})");
     assert!(guarded > 500, "the guard refused words ({guarded})");
+}
+
+/// The next word's start is the next `▁` after the word's first byte, or the text's end — as
+/// a scan of every position finds it — for every start of random texts of `▁`, its bytes
+/// alone and letters, whose words end inside the 16 bytes tested at once, past them, and near
+/// the text's end.
+#[test]
+fn next_word_start_is_a_scan_of_every_position() {
+    const SPACE: &[u8] = "\u{2581}".as_bytes();
+    let units: [&[u8]; 5] = [SPACE, b"a", b"\xE2", b"\x96\x81", b"bcdefgh"];
+    let mut state = 0x2545_F491_4F6C_DD1Du64;
+    for _ in 0..4_000 {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        let mut text = Vec::new();
+        let mut unit = state;
+        for _ in 0..(state >> 40) as usize % 24 {
+            unit = unit.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            text.extend_from_slice(units[(unit >> 33) as usize % units.len()]);
+        }
+        for start in 0..text.len() {
+            let naive = (start + 1..text.len())
+                .find(|&p| text[p..].starts_with(SPACE))
+                .unwrap_or(text.len());
+            assert_eq!(
+                next_word_start(&text, start),
+                naive,
+                "{text:x?} from {start}"
+            );
+        }
+    }
 }
