@@ -271,15 +271,12 @@ impl Key {
         let mut lanes = [0u64; 2];
         match text.get(at..at + 16) {
             Some(w) => {
-                for (i, lane) in lanes.iter_mut().enumerate() {
-                    let word = u64::from_le_bytes(w[8 * i..8 * i + 8].try_into().expect("8"));
-                    let keep = len.saturating_sub(8 * i).min(8);
-                    *lane = if keep == 8 {
-                        word
-                    } else {
-                        word & ((1u64 << (8 * keep)) - 1)
-                    };
-                }
+                // One mask over the 16 bytes, with no branch on the length (words of about
+                // eight bytes would mispredict one).
+                let bytes = u128::from_le_bytes(w.try_into().expect("16 bytes"));
+                debug_assert!(len >= 1);
+                let kept = bytes & (u128::MAX >> (128 - 8 * len as u32));
+                lanes = [kept as u64, (kept >> 64) as u64];
             }
             None => {
                 let mut buf = [0u8; 16];
