@@ -251,14 +251,20 @@ impl SentencePiece {
             // A run of unknown pieces becomes one, in place over this text's ids (a text with
             // an unknown character is common with a small vocabulary: botchan's model has one
             // on most lines of English, where pushing each id again was a tenth of the time).
-            let start = unknowns[0].index;
-            let mut unknown = unknowns.iter().map(|u| u.index).peekable();
+            // Most unknown pieces stand alone (one character the model lacks): then nothing
+            // moves. Otherwise the ids move from the first run on.
+            let Some(run) = unknowns.windows(2).find(|w| w[1].index == w[0].index + 1) else {
+                return;
+            };
+            let unk = run[0].seg.id;
+            let start = run[0].index;
             let mut kept = start;
             let mut prev_unk = false;
             for read in start..ids.len() {
-                let is_unk = unknown.next_if_eq(&read).is_some();
+                let id = ids[read];
+                let is_unk = id == unk;
                 if !(is_unk && prev_unk) {
-                    ids[kept] = ids[read];
+                    ids[kept] = id;
                     kept += 1;
                 }
                 prev_unk = is_unk;
@@ -564,6 +570,7 @@ mod tests {
             "",
             "no unknown here",
             "™™™ { } ™",
+            "© a lone one, then a run: ®®",
         ];
         let unk = (0..tok.vocab_size() as u32)
             .find(|&id| tok.id_to_piece(id) == Some("<unk>"))

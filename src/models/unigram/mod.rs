@@ -909,14 +909,7 @@ fn for_each_word(
     mut f: impl FnMut(&mut UnigramScratch, std::ops::Range<usize>, Option<WordKey>) -> bool,
 ) -> usize {
     let n = normalized.len();
-    // The word starting at `s` (below `n`): its end and its key.
-    let word_at = |s: usize| {
-        let e = next_word_start(normalized, s);
-        (
-            e,
-            (e - s <= MAX_KEY).then(|| UnigramCache::word_key(normalized, s, e - s)),
-        )
-    };
+    let word_at = |s: usize| word_at(normalized, s);
     if from >= n {
         return n;
     }
@@ -991,6 +984,17 @@ impl LaidPath {
         self.base += p.score;
         self.at = end;
     }
+}
+
+/// The word of `normalized` starting at `s` (below its length): its end and its cache key
+/// (`None` for a word too long for the cache).
+#[inline(always)]
+fn word_at(normalized: &[u8], s: usize) -> (usize, Option<WordKey>) {
+    let e = next_word_start(normalized, s);
+    (
+        e,
+        (e - s <= MAX_KEY).then(|| UnigramCache::word_key(normalized, s, e - s)),
+    )
 }
 
 /// Where the word after the one starting at `start` starts: the next `▁`, or the text's end.
