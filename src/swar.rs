@@ -149,18 +149,10 @@ mod tests {
         const SPACE: &[u8] = "\u{2581}".as_bytes();
         // Whole `▁`s (runs of them too), its bytes alone and a letter.
         let values: [&[u8]; 5] = [SPACE, b"\xE2", b"\x96", b"\x81", b"a"];
-        let mut state = 0x2545_F491_4F6C_DD1Du64;
+        let mut rng = crate::test_rng::Rng(0x2545_F491_4F6C_DD1D);
         for _ in 0..3_000 {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            let units = (state >> 40) as usize % 40;
-            let mut text = Vec::new();
-            let mut unit = state;
-            for _ in 0..units {
-                unit = unit.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
-                text.extend_from_slice(values[(unit >> 33) as usize % values.len()]);
-            }
+            let units = rng.below(40) as usize;
+            let text = rng.join(&values, units);
             let len = text.len();
             for from in 0..=len {
                 let naive = |accept: &dyn Fn(usize) -> bool| {

@@ -10,4 +10,13 @@ impl Rng {
         self.0 ^= self.0 << 17;
         self.0 % n
     }
+
+    /// `count` units drawn from `units`, one after another.
+    pub fn join(&mut self, units: &[&[u8]], count: usize) -> Vec<u8> {
+        let mut out = Vec::new();
+        for _ in 0..count {
+            out.extend_from_slice(units[self.below(units.len() as u64) as usize]);
+        }
+        out
+    }
 }

@@ -554,30 +554,37 @@ impl AnyPipeline for SentencePiece {
 mod tests {
     use crate::Tokenizer;
 
+    /// Botchan's unigram model: 1000 pieces, so many characters are unknown to it.
+    fn botchan() -> std::path::PathBuf {
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/data/sentencepiece/botchan_en_unigram_1000.model")
+    }
+
+    /// Texts with unknown characters alone and in runs, at a text's start, middle and end, and
+    /// texts that are nothing else.
+    const UNKNOWN_TEXTS: [&str; 8] = [
+        "{{{ cat }}}",
+        "}}",
+        "I am a cat ©© and ®",
+        "©",
+        "",
+        "no unknown here",
+        "™™™ { } ™ 日本",
+        "© a lone one, then a run: ®®",
+    ];
+
     /// Texts appended one after another give each text's ids, and the ids path gives the full
     /// encoding's: runs of unknown characters (merged into one unknown piece) at a text's start,
     /// middle and end, and texts that are only unknown characters, one after another.
     #[test]
     fn appended_ids_are_each_texts_with_unknown_runs_merged() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-        let model = root.join("tests/data/sentencepiece/botchan_en_unigram_1000.model");
-        let tok = Tokenizer::from_file(model).expect("model");
-        let texts = [
-            "{{{ cat }}}",
-            "}}",
-            "I am a cat ©© and ®",
-            "©",
-            "",
-            "no unknown here",
-            "™™™ { } ™",
-            "© a lone one, then a run: ®®",
-        ];
+        let tok = Tokenizer::from_file(botchan()).expect("model");
         let unk = (0..tok.vocab_size() as u32)
             .find(|&id| tok.id_to_piece(id) == Some("<unk>"))
             .expect("an unknown piece");
         let mut all = Vec::new();
         let mut want = Vec::new();
-        for text in texts {
+        for text in UNKNOWN_TEXTS {
             let alone = tok.encode(text);
             assert_eq!(alone, tok.encode_full(text).ids, "{text:?}");
             want.extend_from_slice(&alone);
@@ -600,19 +607,7 @@ mod tests {
         use crate::pipeline::spm::SentencePiece;
         use simdtok_kernels::{Kernels, Tier};
 
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-        let bytes =
-            std::fs::read(root.join("tests/data/sentencepiece/botchan_en_unigram_1000.model"))
-                .expect("model");
-        let texts = [
-            "{{{ cat }}}",
-            "}}",
-            "I am a cat ©© and ®",
-            "©",
-            "",
-            "no unknown here",
-            "™™™ { } ™ 日本",
-        ];
+        let bytes = std::fs::read(botchan()).expect("model");
         for tier in Tier::ALL {
             let Some(kernels) = Kernels::for_tier(tier) else {
                 continue;
@@ -628,7 +623,7 @@ mod tests {
             let tok = SentencePiece::new(model, kernels).expect("model");
             let (mut all, mut want) = (Vec::new(), Vec::new());
             let mut enc = Encoding::default();
-            for text in texts {
+            for text in UNKNOWN_TEXTS {
                 tok.encode_into(text, &mut enc, false);
                 let mut alone = Vec::new();
                 tok.encode_ids_into(text, &mut alone);

@@ -727,17 +727,10 @@ fn long_words_from_the_long_tier_equal_the_single_pass() {
 fn next_word_start_is_a_scan_of_every_position() {
     const SPACE: &[u8] = "\u{2581}".as_bytes();
     let units: [&[u8]; 5] = [SPACE, b"a", b"\xE2", b"\x96\x81", b"bcdefgh"];
-    let mut state = 0x2545_F491_4F6C_DD1Du64;
+    let mut rng = crate::test_rng::Rng(0x2545_F491_4F6C_DD1D);
     for _ in 0..4_000 {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        let mut text = Vec::new();
-        let mut unit = state;
-        for _ in 0..(state >> 40) as usize % 24 {
-            unit = unit.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
-            text.extend_from_slice(units[(unit >> 33) as usize % units.len()]);
-        }
+        let count = rng.below(24) as usize;
+        let text = rng.join(&units, count);
         for start in 0..text.len() {
             let naive = (start + 1..text.len())
                 .find(|&p| text[p..].starts_with(SPACE))
