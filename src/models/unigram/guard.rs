@@ -110,12 +110,13 @@ impl Unigram {
                 node.start = start as u32;
                 node.id = id;
             } else if value > node.best {
-                node.second = node.second.max(node.best);
+                // The best so far is never below the second: it becomes the second.
+                node.second = node.best;
                 node.best = value;
                 node.start = start as u32;
                 node.id = id;
             } else {
-                node.second = node.second.max(value);
+                node.second = larger(node.second, value);
             }
         };
         let mut pos = 0usize;
@@ -126,7 +127,7 @@ impl Unigram {
             let mblen = self
                 .for_each_candidate(word, pos, |len, id, score| {
                     let value = base + score as f64;
-                    most = most.max(value.abs());
+                    most = larger(most, value.abs());
                     offer(nodes, pos + len, pos, id, value);
                 })
                 .mblen;
@@ -165,6 +166,14 @@ impl Unigram {
 }
 
 /// The largest `f32` at most `x` (`x` positive and finite, or +∞).
+/// The larger of two values that are not NaN (scores are finite, checked at load, and UNUSED
+/// pieces, whose score is NaN, are never offered): a comparison, where `f64::max` also sorts
+/// out NaNs.
+#[inline(always)]
+fn larger(a: f64, b: f64) -> f64 {
+    if b > a { b } else { a }
+}
+
 fn round_down(x: f64) -> f32 {
     let f = x as f32;
     if f as f64 > x { f.next_down() } else { f }
