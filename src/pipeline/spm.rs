@@ -272,24 +272,32 @@ impl SentencePiece {
             ids.truncate(kept);
             return;
         }
-        // Byte fallback: each unknown piece becomes one piece per byte, so the ids after the
-        // first unknown piece move; they are rebuilt from a copy (rare: a character the model
-        // lacks).
-        let tail: Vec<u32> = ids.split_off(unknowns[0].index);
-        let base = unknowns[0].index;
-        let mut read = 0;
-        for u in unknowns {
-            let at = u.index - base;
-            ids.extend_from_slice(&tail[read..at]);
+        // Byte fallback: each unknown piece becomes one piece per byte. The ids grow by the
+        // extra bytes and are moved from the back, each unknown piece's bytes written as it is
+        // reached, in place (Japanese with Llama's model has such a piece on many lines: no
+        // allocation per text).
+        let extra: usize = unknowns
+            .iter()
+            .map(|u| (u.seg.end - u.seg.start) as usize - 1)
+            .sum();
+        let mut read_end = ids.len();
+        ids.resize(read_end + extra, 0);
+        let mut write = ids.len();
+        for u in unknowns.iter().rev() {
+            let after = read_end - (u.index + 1);
+            ids.copy_within(u.index + 1..read_end, write - after);
+            write -= after;
             let w = &normalized[u.seg.start as usize..u.seg.end as usize];
-            ids.extend(w.iter().map(|&b| {
-                self.vocab
+            write -= w.len();
+            for (slot, &b) in ids[write..write + w.len()].iter_mut().zip(w) {
+                *slot = self
+                    .vocab
                     .byte_id(b)
-                    .expect("byte-fallback models have all byte pieces")
-            }));
-            read = at + 1;
+                    .expect("byte-fallback models have all byte pieces");
+            }
+            read_end = u.index;
         }
-        ids.extend_from_slice(&tail[read..]);
+        debug_assert_eq!(write, read_end);
     }
 
     /// Segments → tokens (`PopulateSentencePieceText`).

@@ -318,10 +318,22 @@ impl Unigram {
         scratch: &mut UnigramScratch,
         out: &mut impl SegmentSink,
     ) {
+        self.segment_into(normalized, scratch, out, self.words_independent);
+    }
+
+    /// Appends the segments of `normalized` to `out`: word by word with the cache when
+    /// `by_words` (which the model must allow), else in one pass.
+    fn segment_into(
+        &self,
+        normalized: &[u8],
+        scratch: &mut UnigramScratch,
+        out: &mut impl SegmentSink,
+        by_words: bool,
+    ) {
         if normalized.is_empty() {
             return;
         }
-        if self.words_independent {
+        if by_words {
             self.encode_words(normalized, 0, 0.0, scratch, out);
         } else {
             self.viterbi(normalized, 0, 0.0, scratch, out);
@@ -565,15 +577,7 @@ impl Unigram {
         by_words: bool,
     ) {
         out.clear();
-        let n = normalized.len();
-        if n == 0 {
-            return;
-        }
-        if !by_words {
-            self.viterbi(normalized, 0, 0.0, scratch, out);
-            return;
-        }
-        self.encode_words(normalized, 0, 0.0, scratch, out);
+        self.segment_into(normalized, scratch, out, by_words);
     }
 
     /// The word-by-word pass over `normalized` (not empty) from the word start `from` on, from
@@ -909,19 +913,22 @@ fn for_each_word(
     mut f: impl FnMut(&mut UnigramScratch, std::ops::Range<usize>, Option<WordKey>) -> bool,
 ) -> usize {
     let n = normalized.len();
-    let word_at = |s: usize| word_at(normalized, s);
     if from >= n {
         return n;
     }
-    let (mut end, mut key) = word_at(from);
-    let (mut next_end, mut next_key) = if end < n { word_at(end) } else { (n, None) };
+    let (mut end, mut key) = word_at(normalized, from);
+    let (mut next_end, mut next_key) = if end < n {
+        word_at(normalized, end)
+    } else {
+        (n, None)
+    };
     if let Some(k) = &next_key {
         scratch.cache.prefetch(k);
     }
     let mut start = from;
     while start < n {
         let (after_end, after_key) = if next_end < n {
-            word_at(next_end)
+            word_at(normalized, next_end)
         } else {
             (n, None)
         };
