@@ -11,11 +11,10 @@ use simdtok_kernels::Kernels;
 use crate::cache::word::{self as word_cache, CachedPiece, PieceCache, cached_pieces};
 use crate::load::tokenizer_json::ByteLevelDecoder;
 use crate::models::merges_bpe::{MergeScratch, MergesBpe};
-use crate::models::token::PieceToken;
 use crate::normalize::hf::{self, Normalizer};
 use crate::pipeline::added_tokens::{AddedTokens, Split};
 use crate::pipeline::cuts::{AddedGuard, ByteLevelCuts, ByteLevelOptions};
-use crate::pipeline::sink::{self, Sink};
+use crate::pipeline::sink::{self, MapSpans, Sink, SpanMap};
 use crate::pipeline::template::Template;
 use crate::pipeline::{PartPlace, Pipeline, PipelineInfo};
 use crate::pretokenize::Splitter;
@@ -87,8 +86,7 @@ struct Scratch {
 
 /// Turns a token's byte span in the normalized text into the reference's offsets: widened to
 /// whole characters (its byte-level alignment), then mapped back through normalization.
-struct CharSpans<'a, S: Sink> {
-    sink: &'a mut S,
+struct CharSpans<'a> {
     norm: &'a str,
     /// Each normalized byte's input span; `None` when the normalized text is the input's
     /// `[base, base + len)`.
@@ -102,38 +100,9 @@ struct CharSpans<'a, S: Sink> {
     input: &'a str,
 }
 
-impl<S: Sink> Sink for CharSpans<'_, S> {
-    const OFFSETS: bool = S::OFFSETS;
-
+impl SpanMap for CharSpans<'_> {
     #[inline]
-    fn push_tokens(&mut self, at: usize, tokens: &[PieceToken]) {
-        if !S::OFFSETS {
-            return self.sink.push_tokens(at, tokens);
-        }
-        sink::push_each(self, at, tokens.iter().copied());
-    }
-
-    #[inline]
-    fn ids_only(&mut self) -> Option<&mut Vec<u32>> {
-        if S::OFFSETS {
-            return None;
-        }
-        self.sink.ids_only()
-    }
-
-    #[inline]
-    fn push_cached(&mut self, at: usize, ids: &[u32; 4], ends: &[u8; 4], n: usize) {
-        if !S::OFFSETS {
-            return self.sink.push_cached(at, ids, ends, n);
-        }
-        sink::push_cached_each(self, at, ids, ends, n);
-    }
-
-    #[inline]
-    fn push(&mut self, id: u32, start: usize, end: usize) {
-        if !S::OFFSETS {
-            return self.sink.push(id, start, end);
-        }
+    fn map(&mut self, start: usize, end: usize) -> (usize, usize) {
         let (cs, ce) = sink::widen_to_chars(self.norm, start, end);
         let (mut os, mut oe) = match self.spans {
             Some(spans) => (spans[cs].0 as usize, spans[ce - 1].1 as usize),
@@ -153,7 +122,7 @@ impl<S: Sink> Sink for CharSpans<'_, S> {
             );
         }
         *self.first = false;
-        self.sink.push(id, os, oe);
+        (os, oe)
     }
 }
 
@@ -404,14 +373,16 @@ impl HfBpe {
             PreTokenizer::Chain(chain) => chain.pieces(norm, pieces, chaining),
         }
         let bytes = norm.as_bytes();
-        let mut mapper = CharSpans {
+        let mut mapper = MapSpans {
             sink,
-            norm,
-            spans: mapped.then_some(spans),
-            base,
-            trim: self.parts.trim_offsets,
-            first,
-            input: text,
+            map: CharSpans {
+                norm,
+                spans: mapped.then_some(spans),
+                base,
+                trim: self.parts.trim_offsets,
+                first,
+                input: text,
+            },
         };
         cached_pieces(cache, bytes, pieces, cached, &mut mapper, |(s, e), out| {
             self.parts.bpe.encode_piece(&bytes[s..e], merge, out)

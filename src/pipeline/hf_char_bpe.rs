@@ -25,7 +25,7 @@ use crate::models::merges_bpe::{MergeScratch, MergesBpe};
 use crate::models::token::PieceToken;
 use crate::pipeline::added_tokens::{AddedTokens, Split};
 use crate::pipeline::cuts::{AddedGuard, WordPieceCuts};
-use crate::pipeline::sink::{self, Sink};
+use crate::pipeline::sink::{self, MapSpans, Sink, SpanMap};
 use crate::pipeline::template::Template;
 use crate::pipeline::{PartPlace, Pipeline, PipelineInfo};
 
@@ -98,46 +98,16 @@ thread_local! {
 /// Turns a token's byte span in a text segment into the reference's offsets: widened to whole
 /// characters (a span that starts or ends inside a character — after a dropped one — covers
 /// it, as the reference's alignments do) and moved to the segment's place in the input.
-struct WholeChars<'a, S: Sink> {
-    sink: &'a mut S,
+struct WholeChars<'a> {
     text: &'a str,
     base: usize,
 }
 
-impl<S: Sink> Sink for WholeChars<'_, S> {
-    const OFFSETS: bool = S::OFFSETS;
-
+impl SpanMap for WholeChars<'_> {
     #[inline]
-    fn push_tokens(&mut self, at: usize, tokens: &[PieceToken]) {
-        if !S::OFFSETS {
-            return self.sink.push_tokens(at, tokens);
-        }
-        sink::push_each(self, at, tokens.iter().copied());
-    }
-
-    #[inline]
-    fn ids_only(&mut self) -> Option<&mut Vec<u32>> {
-        if S::OFFSETS {
-            return None;
-        }
-        self.sink.ids_only()
-    }
-
-    #[inline]
-    fn push_cached(&mut self, at: usize, ids: &[u32; 4], ends: &[u8; 4], n: usize) {
-        if !S::OFFSETS {
-            return self.sink.push_cached(at, ids, ends, n);
-        }
-        sink::push_cached_each(self, at, ids, ends, n);
-    }
-
-    #[inline]
-    fn push(&mut self, id: u32, start: usize, end: usize) {
-        if !S::OFFSETS {
-            return self.sink.push(id, start, end);
-        }
+    fn map(&mut self, start: usize, end: usize) -> (usize, usize) {
         let (s, e) = sink::widen_to_chars(self.text, start, end);
-        self.sink.push(id, self.base + s, self.base + e);
+        (self.base + s, self.base + e)
     }
 }
 
@@ -237,7 +207,10 @@ impl HfCharBpe {
             }
             CharPreTokenizer::WhitespaceSplit => whitespace_split(text, pieces),
         }
-        let mut chars = WholeChars { sink, text, base };
+        let mut chars = MapSpans {
+            sink,
+            map: WholeChars { text, base },
+        };
         cached_pieces(
             cache,
             text.as_bytes(),

@@ -36,6 +36,57 @@ pub(crate) trait Sink {
     fn added_text(&mut self, _text: &str) {}
 }
 
+/// How [`MapSpans`] moves a token's span: the reference's offsets of the token whose bytes are
+/// `start..end` of what the pipeline encoded.
+pub(crate) trait SpanMap {
+    fn map(&mut self, start: usize, end: usize) -> (usize, usize);
+}
+
+/// A sink that hands tokens on to `sink` with their spans moved by `map`. When `sink` keeps no
+/// spans, every call goes to it as it is, so that the ids' fast paths (`ids_only`, cached
+/// pieces written four ids at a time) stay.
+pub(crate) struct MapSpans<'a, S: Sink, M: SpanMap> {
+    pub sink: &'a mut S,
+    pub map: M,
+}
+
+impl<S: Sink, M: SpanMap> Sink for MapSpans<'_, S, M> {
+    const OFFSETS: bool = S::OFFSETS;
+
+    #[inline]
+    fn push_tokens(&mut self, at: usize, tokens: &[PieceToken]) {
+        if !S::OFFSETS {
+            return self.sink.push_tokens(at, tokens);
+        }
+        push_each(self, at, tokens.iter().copied());
+    }
+
+    #[inline]
+    fn ids_only(&mut self) -> Option<&mut Vec<u32>> {
+        if S::OFFSETS {
+            return None;
+        }
+        self.sink.ids_only()
+    }
+
+    #[inline]
+    fn push_cached(&mut self, at: usize, ids: &[u32; 4], ends: &[u8; 4], n: usize) {
+        if !S::OFFSETS {
+            return self.sink.push_cached(at, ids, ends, n);
+        }
+        push_cached_each(self, at, ids, ends, n);
+    }
+
+    #[inline]
+    fn push(&mut self, id: u32, start: usize, end: usize) {
+        if !S::OFFSETS {
+            return self.sink.push(id, start, end);
+        }
+        let (start, end) = self.map.map(start, end);
+        self.sink.push(id, start, end);
+    }
+}
+
 /// `start..end` widened to the characters of `text` it touches: a token that starts or ends
 /// inside a character (a byte-level token of part of one) is given the whole character, as the
 /// reference's offsets are.
