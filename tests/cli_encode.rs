@@ -629,6 +629,46 @@ fn threads_keep_input_order() {
     assert_eq!(ids.len(), 5000);
 }
 
+/// Lines encoded a whole block at a time (`ids`, `u32`: the worker's tight loop over a checked
+/// block) give every line the ids the record-by-record path gives it (`jsonl` output), over
+/// many blocks, with `\r\n` ends, empty lines and no final `\n`, whichever thread checks the
+/// UTF-8 (the reader at one thread, the workers at two).
+#[test]
+fn whole_blocks_of_lines_equal_the_records_path() {
+    let mut text = String::new();
+    while text.len() < 1 << 20 {
+        for (i, line) in many_lines(3000).lines().enumerate() {
+            text.push_str(line);
+            text.push_str(if i % 7 == 0 { "\r\n" } else { "\n" });
+        }
+    }
+    text.push_str("a last line, \u{e9}t\u{e9} without its end");
+    let lines = text.split('\n').count();
+    for threads in ["1", "2"] {
+        let by_record: Vec<Vec<u32>> = ok_text(encode(
+            &["--output-format", "jsonl", "--threads", threads],
+            text.as_bytes(),
+        ))
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).expect("one JSON object");
+            serde_json::from_value(v["ids"].clone()).unwrap()
+        })
+        .collect();
+        assert_eq!(by_record.len(), lines, "{threads} threads");
+        let whole = parse_ids(&ok_text(encode(
+            &["--output-format", "ids", "--threads", threads],
+            text.as_bytes(),
+        )));
+        assert!(whole == by_record, "{threads} threads: ids differ");
+        let flat = u32s(&ok(encode(
+            &["--output-format", "u32", "--threads", threads],
+            text.as_bytes(),
+        )));
+        assert!(flat == by_record.concat(), "{threads} threads: u32 differ");
+    }
+}
+
 #[test]
 fn output_file_is_written_only_on_success() {
     let dir = temp_dir();

@@ -65,9 +65,31 @@ pub fn run(args: EncodeArgs) -> CliResult {
     let mut raw = RawWriter::default();
     let mut rendered = Vec::new();
     let parts = PartEncoder::new(&tokenizer);
-    workers.run(
+    // Lines checked by the reader go straight into the block's ids in one loop, as the
+    // library's callers would write it: no record per line.
+    let whole_lines = render.per_block() && source.is_lines();
+    workers.run_batches(
         reader,
         &progress,
+        |batch, _: &mut Encoding, chunk| {
+            if !whole_lines {
+                return None;
+            }
+            let (text, lines) = batch.valid_lines()?;
+            let before = chunk.ids.len();
+            let mut texts = 0;
+            for (from, to) in lines {
+                // SAFETY: `from` and `to` are 0, the end, or at a "\r" or "\n" (ASCII): character
+                // boundaries of the valid `text`, and in its bounds (`Batch::valid_lines`).
+                let line = unsafe { text.get_unchecked(from..to) };
+                tokenizer.encode_ids_append(line, &mut chunk.ids);
+                chunk.ends.push(chunk.ids.len());
+                texts += 1;
+            }
+            chunk.texts += texts;
+            chunk.tokens += (chunk.ids.len() - before) as u64;
+            Some(Ok(texts))
+        },
         |record, enc: &mut Encoding, chunk| {
             let _guard = parts.guard();
             let text = parts.checked(source.text(record))?;

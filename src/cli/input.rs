@@ -560,6 +560,32 @@ impl Batch {
         }
     }
 
+    /// A batch of lines whose block is valid UTF-8 (as the reader found it, or checked here in
+    /// one pass): the block as text and each line's span in it (its line end excluded, as
+    /// [`Batch::records`] gives them; for `jsonl`, the JSON objects), for a worker's tight loop
+    /// over the texts. `None` for a raw part or a block with a bad byte, which go record by
+    /// record (so that the first bad line is the one reported).
+    pub fn valid_lines(&self) -> Option<(&str, impl Iterator<Item = (usize, usize)> + '_)> {
+        if !self.lines {
+            return None;
+        }
+        let data = self.data.as_slice();
+        let (text, ends) = match self.data.prepared {
+            // SAFETY: the reader checked exactly these bytes (`Block::prepare`), and nothing
+            // has written to the block since.
+            Some(Prepared { utf8: true }) => (
+                unsafe { std::str::from_utf8_unchecked(data) },
+                Ends::Found(self.data.ends.iter()),
+            ),
+            Some(Prepared { utf8: false }) => return None,
+            None => (
+                simdutf8::basic::from_utf8(data).ok()?,
+                Ends::Searched(memchr::memchr_iter(b'\n', data)),
+            ),
+        };
+        Some((text, line_spans(data, ends)))
+    }
+
     /// Its bytes' allocation, for the next batch.
     pub fn into_block(self) -> Block {
         self.data
@@ -686,6 +712,11 @@ impl Source {
                 field_text(text, &self.field).map_err(fail)
             }
         }
+    }
+
+    /// Whether its records are lines of text (not JSON lines, not one raw text).
+    pub fn is_lines(&self) -> bool {
+        self.format == InputFormat::Lines
     }
 
     /// The record as UTF-8 (a line, the raw input, or a line of `ids` for `decode`).
