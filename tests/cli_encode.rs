@@ -629,8 +629,8 @@ fn threads_keep_input_order() {
     assert_eq!(ids.len(), 5000);
 }
 
-/// Lines encoded a whole block at a time (`ids`, `u32`: the worker's tight loop over a checked
-/// block) give every line the ids the record-by-record path gives it (`jsonl` output), over
+/// Lines encoded a whole block at a time (`ids`, `u32` and `count`: the worker's tight loop over
+/// a checked block) give every line the ids the record-by-record path gives it (`jsonl`), over
 /// many blocks, with `\r\n` ends, empty lines and no final `\n`, whichever thread checks the
 /// UTF-8 (the reader at one thread, the workers at two).
 #[test]
@@ -666,6 +666,16 @@ fn whole_blocks_of_lines_equal_the_records_path() {
             text.as_bytes(),
         )));
         assert!(flat == by_record.concat(), "{threads} threads: u32 differ");
+        let counts: Vec<usize> = ok_text(with_model(
+            "count",
+            &["--threads", threads],
+            text.as_bytes(),
+        ))
+        .lines()
+        .map(|l| l.parse().unwrap())
+        .collect();
+        let lens: Vec<usize> = by_record.iter().map(Vec::len).collect();
+        assert!(counts == lens, "{threads} threads: counts differ");
     }
 }
 

@@ -40,9 +40,31 @@ pub fn run(args: CountArgs) -> CliResult {
     let parts = PartEncoder::new(&tokenizer);
     // The tokens of the raw text's parts so far.
     let mut raw_tokens = 0u64;
-    let totals = workers.run(
+    // Lines checked as UTF-8 are counted in one loop over the block, as `encode` does.
+    let lines = source.is_lines();
+    let totals = workers.run_batches(
         reader,
         &progress,
+        |batch, ids: &mut Vec<u32>, chunk| {
+            if !lines {
+                return None;
+            }
+            let (text, spans) = batch.valid_lines()?;
+            let mut texts = 0;
+            for (from, to) in spans {
+                // SAFETY: `from` and `to` are 0, the end, or at a "\r" or "\n" (ASCII): character
+                // boundaries of the valid `text`, and in its bounds (`Batch::valid_lines`).
+                let line = unsafe { text.get_unchecked(from..to) };
+                ids.clear();
+                parts.ids_append(Part::Records, line, ids);
+                push_decimal(&mut chunk.bytes, ids.len() as u32);
+                chunk.bytes.push(b'\n');
+                chunk.tokens += ids.len() as u64;
+                texts += 1;
+            }
+            chunk.texts += texts;
+            Some(Ok(texts))
+        },
         |record, ids: &mut Vec<u32>, chunk| {
             let _guard = parts.guard();
             let text = parts.checked(source.text(record))?;
