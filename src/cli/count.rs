@@ -42,7 +42,7 @@ pub fn run(args: CountArgs) -> CliResult {
     let mut raw_tokens = 0u64;
     // Lines checked as UTF-8 are counted in one loop over the block, as `encode` does.
     let lines = source.is_lines();
-    let totals = workers.run_batches(
+    let (totals, _) = workers.run_keeping(
         reader,
         &progress,
         |batch, ids: &mut Vec<u32>, chunk| {

@@ -135,51 +135,17 @@ impl Workers {
         W: Fn(Record<'_>, &mut S, &mut Chunk) -> CliResult + Sync,
         F: Fn(&mut Chunk) + Sync,
     {
-        self.run_batches(reader, progress, no_whole_batch, work, finish, write)
-    }
-
-    /// [`Workers::run`], offering each batch whole to `whole` first: it returns the number of
-    /// records it did (then `work` sees none of them), or `None` to leave the batch to `work`,
-    /// record by record. A job with a tight loop over a block's texts saves the record's
-    /// bookkeeping per text (a few per cent of a fast model's time on short lines).
-    pub fn run_batches<S, B, W, F>(
-        &self,
-        reader: Reader,
-        progress: &Progress,
-        whole: B,
-        work: W,
-        finish: F,
-        write: impl FnMut(&Chunk, Part) -> CliResult,
-    ) -> CliResult<Totals>
-    where
-        S: Default + Send,
-        B: Fn(&Batch, &mut S, &mut Chunk) -> Option<CliResult<u64>> + Sync,
-        W: Fn(Record<'_>, &mut S, &mut Chunk) -> CliResult + Sync,
-        F: Fn(&mut Chunk) + Sync,
-    {
-        self.run_keeping_batches(reader, progress, whole, work, finish, write)
+        self.run_keeping(reader, progress, no_whole_batch, work, finish, write)
             .map(|(totals, _)| totals)
     }
 
-    /// [`Workers::run`], giving back each worker's scratch at the end (what it gathered, for a
-    /// job such as training whose result is not a stream of output).
-    pub fn run_keeping<S, W, F>(
-        &self,
-        reader: Reader,
-        progress: &Progress,
-        work: W,
-        finish: F,
-        write: impl FnMut(&Chunk, Part) -> CliResult,
-    ) -> CliResult<(Totals, Vec<S>)>
-    where
-        S: Default + Send,
-        W: Fn(Record<'_>, &mut S, &mut Chunk) -> CliResult + Sync,
-        F: Fn(&mut Chunk) + Sync,
-    {
-        self.run_keeping_batches(reader, progress, no_whole_batch, work, finish, write)
-    }
-
-    fn run_keeping_batches<S, B, W, F>(
+    /// [`Workers::run`], offering each batch whole to `whole` first, and giving back each
+    /// worker's scratch at the end (what it gathered, for a job such as training whose result
+    /// is not a stream of output). `whole` returns the number of records it did (then `work`
+    /// sees none of them), or `None` to leave the batch to `work`, record by record
+    /// ([`no_whole_batch`] always does): a job with a tight loop over a block's texts saves the
+    /// record's bookkeeping per text (a few per cent of a fast model's time on short lines).
+    pub fn run_keeping<S, B, W, F>(
         &self,
         mut reader: Reader,
         progress: &Progress,
@@ -243,8 +209,8 @@ impl Workers {
     }
 }
 
-/// A `whole` for [`Workers::run_batches`] that leaves every batch to the records' `work`.
-fn no_whole_batch<S>(_: &Batch, _: &mut S, _: &mut Chunk) -> Option<CliResult<u64>> {
+/// A `whole` for [`Workers::run_keeping`] that leaves every batch to the records' `work`.
+pub fn no_whole_batch<S>(_: &Batch, _: &mut S, _: &mut Chunk) -> Option<CliResult<u64>> {
     None
 }
 

@@ -68,7 +68,7 @@ pub fn run(args: EncodeArgs) -> CliResult {
     // Lines checked by the reader go straight into the block's ids in one loop, as the
     // library's callers would write it: no record per line.
     let whole_lines = render.per_block() && source.is_lines();
-    workers.run_batches(
+    workers.run_keeping(
         reader,
         &progress,
         |batch, _: &mut Encoding, chunk| {

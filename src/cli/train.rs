@@ -14,7 +14,7 @@ use simdtok::kernels::{Kernels, TierRequest};
 use simdtok::train::{self, Counter, Counting, PreTokenizer, Settings, WordCounts};
 
 use super::args::{InputArgs, InputFormat, OutputArgs, RunArgs};
-use super::driver::{BLOCK_BYTES, Workers};
+use super::driver::{BLOCK_BYTES, Workers, no_whole_batch};
 use super::output::Output;
 use super::progress::Progress;
 use super::{CliResult, Failure, input};
@@ -330,6 +330,7 @@ fn count_words(
         let (_, counters) = workers.run_keeping(
             reader,
             &progress,
+            no_whole_batch,
             |record, counter: &mut Option<Counter>, _chunk| {
                 let text = source.text(record)?;
                 counter
