@@ -49,12 +49,8 @@ pub fn run(args: CountArgs) -> CliResult {
             if !lines {
                 return None;
             }
-            let (text, spans) = batch.valid_lines()?;
             let mut texts = 0;
-            for (from, to) in spans {
-                // SAFETY: `from` and `to` are 0, the end, or at a "\r" or "\n" (ASCII): character
-                // boundaries of the valid `text`, and in its bounds (`Batch::valid_lines`).
-                let line = unsafe { text.get_unchecked(from..to) };
+            for line in batch.valid_lines()? {
                 ids.clear();
                 parts.ids_append(Part::Records, line, ids);
                 push_decimal(&mut chunk.bytes, ids.len() as u32);

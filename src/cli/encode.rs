@@ -65,8 +65,8 @@ pub fn run(args: EncodeArgs) -> CliResult {
     let mut raw = RawWriter::default();
     let mut rendered = Vec::new();
     let parts = PartEncoder::new(&tokenizer);
-    // Lines checked by the reader go straight into the block's ids in one loop, as the
-    // library's callers would write it: no record per line.
+    // The lines of a block that is valid UTF-8 go straight into the block's ids in one loop, as
+    // the library's callers would write it: no record per line.
     let whole_lines = render.per_block() && source.is_lines();
     workers.run_keeping(
         reader,
@@ -75,13 +75,9 @@ pub fn run(args: EncodeArgs) -> CliResult {
             if !whole_lines {
                 return None;
             }
-            let (text, lines) = batch.valid_lines()?;
             let before = chunk.ids.len();
             let mut texts = 0;
-            for (from, to) in lines {
-                // SAFETY: `from` and `to` are 0, the end, or at a "\r" or "\n" (ASCII): character
-                // boundaries of the valid `text`, and in its bounds (`Batch::valid_lines`).
-                let line = unsafe { text.get_unchecked(from..to) };
+            for line in batch.valid_lines()? {
                 tokenizer.encode_ids_append(line, &mut chunk.ids);
                 chunk.ends.push(chunk.ids.len());
                 texts += 1;

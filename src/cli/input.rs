@@ -560,12 +560,12 @@ impl Batch {
         }
     }
 
-    /// A batch of lines whose block is valid UTF-8 (as the reader found it, or checked here in
-    /// one pass): the block as text and each line's span in it (its line end excluded, as
-    /// [`Batch::records`] gives them; for `jsonl`, the JSON objects), for a worker's tight loop
-    /// over the texts. `None` for a raw part or a block with a bad byte, which go record by
-    /// record (so that the first bad line is the one reported).
-    pub fn valid_lines(&self) -> Option<(&str, impl Iterator<Item = (usize, usize)> + '_)> {
+    /// The lines of a batch whose block is valid UTF-8 (as the reader found it, or checked here
+    /// in one pass), in order and without their line ends, as [`Batch::records`] gives them
+    /// (for `jsonl`, the JSON objects): for a worker's tight loop over the texts. `None` for a
+    /// raw part or a block with a bad byte, which go record by record (so that the first bad
+    /// line is the one reported).
+    pub fn valid_lines(&self) -> Option<impl Iterator<Item = &str> + '_> {
         if !self.lines {
             return None;
         }
@@ -583,7 +583,9 @@ impl Batch {
                 Ends::Searched(memchr::memchr_iter(b'\n', data)),
             ),
         };
-        Some((text, line_spans(data, ends)))
+        // SAFETY: `from` and `to` are 0, the end, or at a "\r" or "\n" (ASCII), so they are
+        // character boundaries of the valid `text`, and in its bounds (`line_spans`).
+        Some(line_spans(data, ends).map(move |(from, to)| unsafe { text.get_unchecked(from..to) }))
     }
 
     /// Its bytes' allocation, for the next batch.
