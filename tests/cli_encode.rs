@@ -886,8 +886,16 @@ fn first_bad_line_is_reported_whatever_the_threads() {
     input.extend_from_slice(b"\xff\n");
     input.extend_from_slice(many_lines(4000).as_bytes());
     input.extend_from_slice(b"\xfe\n");
-    let out = encode(&["--threads", "4"], &input);
-    fails(&out, 1, &["<stdin>:4001:"]);
+    // One thread: the reader checks the blocks; four: the workers do. Blocks of good lines go
+    // through the loop over a block's lines, the bad one record by record.
+    for threads in ["1", "4"] {
+        for format in ["ids", "u32"] {
+            let out = encode(&["--threads", threads, "--output-format", format], &input);
+            fails(&out, 1, &["<stdin>:4001:"]);
+        }
+        let out = with_model("count", &["--threads", threads], &input);
+        fails(&out, 1, &["<stdin>:4001:"]);
+    }
 }
 
 #[test]
