@@ -5,7 +5,7 @@ use std::sync::Arc;
 use clap::Args;
 
 use super::args::{EncodeOptions, InputArgs, InputFormat, ModelArgs, OutputArgs, RunArgs};
-use super::driver::{BLOCK_BYTES, Workers};
+use super::driver::{BLOCK_BYTES, Chunk, Workers};
 use super::encode::raw_cuts;
 use super::format::push_decimal;
 use super::input::Part;
@@ -53,12 +53,9 @@ pub fn run(args: CountArgs) -> CliResult {
             for line in batch.valid_lines()? {
                 ids.clear();
                 parts.ids_append(Part::Records, line, ids);
-                push_decimal(&mut chunk.bytes, ids.len() as u32);
-                chunk.bytes.push(b'\n');
-                chunk.tokens += ids.len() as u64;
+                push_count(ids.len(), chunk);
                 texts += 1;
             }
-            chunk.texts += texts;
             Some(Ok(texts))
         },
         |record, ids: &mut Vec<u32>, chunk| {
@@ -67,11 +64,10 @@ pub fn run(args: CountArgs) -> CliResult {
             ids.clear();
             parts.ids_append(record.part, &text, ids);
             if record.part == Part::Records {
-                push_decimal(&mut chunk.bytes, ids.len() as u32);
-                chunk.bytes.push(b'\n');
-                chunk.texts += 1;
+                push_count(ids.len(), chunk);
+            } else {
+                chunk.tokens += ids.len() as u64;
             }
-            chunk.tokens += ids.len() as u64;
             Ok(())
         },
         |_| {},
@@ -98,4 +94,12 @@ pub fn run(args: CountArgs) -> CliResult {
     };
     eprintln!("total: {} tokens in {} texts", totals.tokens, texts);
     Ok(())
+}
+
+/// Writes one text's count of `tokens` on its own line and adds it to the block's totals.
+fn push_count(tokens: usize, chunk: &mut Chunk) {
+    push_decimal(&mut chunk.bytes, tokens as u32);
+    chunk.bytes.push(b'\n');
+    chunk.texts += 1;
+    chunk.tokens += tokens as u64;
 }

@@ -75,27 +75,18 @@ pub fn run(args: EncodeArgs) -> CliResult {
             if !whole_lines {
                 return None;
             }
-            let before = chunk.ids.len();
             let mut texts = 0;
             for line in batch.valid_lines()? {
-                tokenizer.encode_ids_append(line, &mut chunk.ids);
-                chunk.ends.push(chunk.ids.len());
+                append_text_ids(&tokenizer, line, chunk);
                 texts += 1;
             }
-            chunk.texts += texts;
-            chunk.tokens += (chunk.ids.len() - before) as u64;
             Some(Ok(texts))
         },
         |record, enc: &mut Encoding, chunk| {
             let _guard = parts.guard();
             let text = parts.checked(source.text(record))?;
             if render.per_block() && record.part == Part::Records {
-                // Straight into the block's ids: no copy per text.
-                let before = chunk.ids.len();
-                tokenizer.encode_ids_append(&text, &mut chunk.ids);
-                chunk.ends.push(chunk.ids.len());
-                chunk.texts += 1;
-                chunk.tokens += (chunk.ids.len() - before) as u64;
+                append_text_ids(&tokenizer, &text, chunk);
                 return Ok(());
             }
             if format.ids_only() {
@@ -135,6 +126,16 @@ pub fn run(args: EncodeArgs) -> CliResult {
     sink.finish()?;
     progress.finish();
     Ok(())
+}
+
+/// Appends one text's ids straight to its block's ids (no copy per text), for a format rendered
+/// a block at a time.
+fn append_text_ids(tokenizer: &Tokenizer, text: &str, chunk: &mut Chunk) {
+    let before = chunk.ids.len();
+    tokenizer.encode_ids_append(text, &mut chunk.ids);
+    chunk.ends.push(chunk.ids.len());
+    chunk.texts += 1;
+    chunk.tokens += (chunk.ids.len() - before) as u64;
 }
 
 /// Where a raw input may be cut for this tokenizer ([`Tokenizer::last_part_cut`]); `None` for a
