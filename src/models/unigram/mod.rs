@@ -23,6 +23,7 @@
 
 mod first_char;
 pub mod guard;
+mod part;
 mod sink;
 #[cfg(test)]
 mod tests;
@@ -59,11 +60,6 @@ struct BestNode {
 
 const NONE: u32 = u32::MAX;
 
-/// How often a part that plans its words before its running score is known asks for the score
-/// ([`Unigram::encode_part`]): a lock where the score comes from another thread, so not per
-/// word. Small in tests, so that short texts switch from planning to the plain pass.
-const READY_CHECK_BYTES: usize = if cfg!(test) { 64 } else { 16 << 10 };
-
 /// Reusable buffers of one encoding thread, and its word cache.
 #[derive(Default, Debug)]
 pub struct UnigramScratch {
@@ -73,12 +69,9 @@ pub struct UnigramScratch {
     exact: Vec<guard::ExactNode>,
     path: Vec<PathPiece>,
     cache: UnigramCache,
-    /// A part's words and their paths, before its running score is known
-    /// ([`Unigram::encode_part`]).
-    planned: Vec<PlannedWord>,
-    planned_pieces: Vec<PathPiece>,
-    /// The words of the plan the guard refused, and their segments (set aside in the output).
-    refused: Vec<(usize, std::ops::Range<usize>)>,
+    /// A part's plan, before its running score is known ([`Unigram::encode_part`]).
+    plan: part::PartPlan,
+    redone: part::Redone,
     /// Words whose cached path was reused, and words the guard sent to the full pass.
     #[cfg(test)]
     reused: usize,
@@ -93,6 +86,17 @@ pub struct UnigramScratch {
     /// Parts that planned some words, then took the plain pass once their score came.
     #[cfg(test)]
     switched: usize,
+    /// Runs of planned words whose limits all held in the chain, runs that it ran again word
+    /// by word, runs of them with a word that had no path, and planned words whose reference
+    /// pass replaced their planned segments.
+    #[cfg(test)]
+    chained: usize,
+    #[cfg(test)]
+    rerun: usize,
+    #[cfg(test)]
+    pathless: usize,
+    #[cfg(test)]
+    replaced: usize,
     /// Walk at every position of a run of one character too (see [`RunCandidates`]).
     #[cfg(test)]
     no_runs: bool,
@@ -107,19 +111,6 @@ pub trait RunningScore {
     fn wait(&mut self) -> f32;
     /// The score at the part's end.
     fn done(&mut self, score: f32);
-}
-
-/// A word of a part and its cached path ([`Unigram::encode_part`]). Twelve bytes, so that a
-/// part's plan (a word every six bytes of English) stays in the cache between the planning and
-/// the two passes over it (with the word's end, its range of pieces and room for a refusal,
-/// the entry took 64 bytes).
-#[derive(Clone, Debug)]
-struct PlannedWord {
-    start: u32,
-    /// Its path is reused when the running score's magnitude is below this.
-    max_base: f32,
-    /// Its path is the part's list of pieces from the word before's end to this.
-    pieces_end: u32,
 }
 
 /// What [`Unigram::for_each_candidate`] found at a position besides its candidates.
@@ -338,210 +329,6 @@ impl Unigram {
         } else {
             self.viterbi(normalized, 0, 0.0, scratch, out);
         }
-    }
-
-    /// [`Unigram::encode`] of one part of a normalized text cut before a word (a `▁`), the
-    /// reference's pass over the whole text continued: `score` gives the running score where
-    /// the part starts (0 for the first) and takes the one at its end (also returned), for the
-    /// next part.
-    /// Only for models that [cache words](Unigram::caches_words), whose paths all pass through
-    /// every word start (see [`guard`]): the pass over the text is then the pass over its parts
-    /// in turn, each from the stored score at its start.
-    ///
-    /// When the score is not ready, the part does the work that needs no running score while it
-    /// waits: each word's cached path and bound (looked up, or analysed and cached), which is
-    /// most of a word's cost. It asks for the score again every 16 KiB of words; once the
-    /// score is there, the planned words get the word-by-word pass of [`Unigram::encode`] with
-    /// those paths at hand (a comparison per word, an addition per piece, and the reference's
-    /// pass over the words the guard refuses and those the cache does not hold), and the rest
-    /// of the part the plain pass. A part planned to its end waits for the score, and hands the
-    /// score at its end on as soon as it is known, before the segments are laid out.
-    pub fn encode_part(
-        &self,
-        normalized: &[u8],
-        score: &mut impl RunningScore,
-        scratch: &mut UnigramScratch,
-        out: &mut Vec<Segment>,
-    ) -> f32 {
-        out.clear();
-        if normalized.is_empty() {
-            let base = score.ready().unwrap_or_else(|| score.wait());
-            score.done(base);
-            return base;
-        }
-        if let Some(base) = score.ready() {
-            // Nothing to wait for: the pass of `encode` itself, from there.
-            let base = self.encode_words(normalized, 0, base, scratch, out);
-            score.done(base);
-            return base;
-        }
-        assert!(self.words_independent, "the model's pieces span words");
-        if u32::try_from(normalized.len()).is_err() {
-            // Positions of the plan are 32-bit: a part this long is done once the score is in.
-            let base = self.encode_words(normalized, 0, score.wait(), scratch, out);
-            score.done(base);
-            return base;
-        }
-        scratch.cache.claim(self.cache_owner, self.id_bits);
-        let mut words = std::mem::take(&mut scratch.planned);
-        let mut pieces = std::mem::take(&mut scratch.planned_pieces);
-        words.clear();
-        pieces.clear();
-        // Words are planned until the score comes (asked every `READY_CHECK_BYTES`): with two
-        // workers, the part before mostly ends while this one is half planned, and the rest of
-        // this part then takes the plain pass, which costs less than planning and keeps the
-        // plan small.
-        let mut ready = None;
-        let mut next_check = READY_CHECK_BYTES;
-        let planned_end = for_each_word(normalized, 0, scratch, |scratch, span, key| {
-            if span.start >= next_check {
-                next_check = span.start + READY_CHECK_BYTES;
-                ready = score.ready();
-                if ready.is_some() {
-                    return false;
-                }
-            }
-            let start = span.start as u32;
-            let max_base = self.plan_word(normalized, span, key, scratch, &mut pieces);
-            words.push(PlannedWord {
-                start,
-                max_base,
-                pieces_end: pieces.len() as u32,
-            });
-            true
-        });
-        // The word `i` of the plan: its bytes and its pieces.
-        let word = |i: usize| {
-            let w = &words[i];
-            let end = words.get(i + 1).map_or(planned_end, |n| n.start as usize);
-            let from = if i == 0 {
-                0
-            } else {
-                words[i - 1].pieces_end as usize
-            };
-            (w.start as usize..end, from..w.pieces_end as usize)
-        };
-        // The running score through the part, with the same chain of additions as `reuse`;
-        // a word the guard refuses gets the reference's pass here, its segments set aside
-        // (with the word's number, in `refused`).
-        let mut refused = std::mem::take(&mut scratch.refused);
-        refused.clear();
-        let mut base = ready.unwrap_or_else(|| score.wait());
-        for (i, w) in words.iter().enumerate() {
-            if !(-SCORE_RESET..=SCORE_RESET).contains(&base) {
-                base = 0.0; // the reference's shift at the word's start (see `guard`)
-            }
-            if base.abs() < w.max_base {
-                #[cfg(test)]
-                {
-                    scratch.reused += 1;
-                }
-                for p in &pieces[word(i).1] {
-                    base += p.score;
-                }
-            } else {
-                let from = out.len();
-                let bytes = word(i).0;
-                base = self.guarded(&normalized[bytes.clone()], bytes.start, base, scratch, out);
-                refused.push((i, from..out.len()));
-            }
-        }
-        // When the whole part is planned, the next part may go on now; the segments are laid
-        // out after.
-        if planned_end == normalized.len() {
-            score.done(base);
-        }
-        let set_aside = out.len();
-        let mut next_refused = refused.iter().peekable();
-        for i in 0..words.len() {
-            match next_refused.next_if(|(r, _)| *r == i) {
-                None => {
-                    let (bytes, path) = word(i);
-                    reuse(bytes.start, 0.0, pieces[path].iter().copied(), out);
-                }
-                Some((_, r)) => out.extend_from_within(r.clone()),
-            }
-        }
-        out.drain(..set_aside);
-        scratch.refused = refused;
-        scratch.planned = words;
-        scratch.planned_pieces = pieces;
-        if planned_end < normalized.len() {
-            #[cfg(test)]
-            {
-                scratch.switched += 1;
-            }
-            base = self.encode_words(normalized, planned_end, base, scratch, out);
-            score.done(base);
-        }
-        base
-    }
-
-    /// The path of the word `text[start..end]` from the cache (analysed and cached first when
-    /// it is not there), appended to `pieces`, and the bound on the running score under which
-    /// it is the reference's; 0 (never) for a word the cache does not take.
-    fn plan_word(
-        &self,
-        text: &[u8],
-        span: std::ops::Range<usize>,
-        key: Option<WordKey>,
-        scratch: &mut UnigramScratch,
-        pieces: &mut Vec<PathPiece>,
-    ) -> f32 {
-        let (start, len) = (span.start, span.len());
-        if len > MAX_KEY {
-            if len <= MAX_LONG_WORD {
-                return self.plan_long_word(&text[span], scratch, pieces);
-            }
-            return 0.0;
-        }
-        let Some(key) = key.filter(|_| !scratch.cache.skips()) else {
-            return 0.0;
-        };
-        let Some(hit) = scratch.cache.get_keyed(&key) else {
-            let end = span.end;
-            let word = &text[start..end];
-            let max_base = self.analyze(word, &mut scratch.exact, &mut scratch.path);
-            scratch
-                .cache
-                .put_path(text, start, len, max_base, &scratch.path, |id| {
-                    self.piece_score(id)
-                });
-            pieces.extend_from_slice(&scratch.path);
-            return max_base;
-        };
-        scratch
-            .cache
-            .for_each_piece(&hit, |id| self.piece_score(id), |p| pieces.push(p));
-        hit.max_base
-    }
-
-    /// [`Unigram::plan_word`] for a word of more than [`MAX_KEY`] bytes (at most
-    /// [`MAX_LONG_WORD`]): its path from the long tier, or analysed and stored there at its
-    /// second sight; 0 (never) at its first.
-    fn plan_long_word(
-        &self,
-        word: &[u8],
-        scratch: &mut UnigramScratch,
-        pieces: &mut Vec<PathPiece>,
-    ) -> f32 {
-        let seen = match scratch.cache.get_long(word) {
-            Err(seen) => seen,
-            Ok((max_base, tokens)) => {
-                pieces.extend(self.long_path(tokens));
-                #[cfg(test)]
-                {
-                    scratch.planned_long += 1;
-                }
-                return max_base;
-            }
-        };
-        if !seen {
-            return 0.0;
-        }
-        let max_base = self.analyze_long(word, scratch);
-        pieces.extend_from_slice(&scratch.path);
-        max_base
     }
 
     /// Analyses a long word seen before (its path into `scratch.path`) and stores it in the

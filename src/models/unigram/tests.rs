@@ -211,10 +211,15 @@ impl super::RunningScore for ReadyAfter {
 /// of the part before is known, give the single pass's segments — long texts included, where
 /// the score resets and the guard refuses words inside the plan. The score comes at the start,
 /// never before it is waited for, or after a number of asks: then the part plans its first
-/// words and takes the plain pass over the rest.
+/// words and takes the plain pass over the rest. The chain through the plan takes each of its
+/// ways: runs of words at once, runs again word by word, words without a path, and words whose
+/// reference pass replaces their planned segments.
 #[test]
 fn parts_planned_before_their_score_equal_the_single_pass() {
     let (mut refused, mut reused, mut switched) = (0usize, 0usize, 0usize);
+    // Runs of words chained at once and run again word by word; runs with a word the plan had
+    // no path for; words whose reference pass replaced their planned segments.
+    let mut chain = (0usize, 0usize, 0usize, 0usize);
     let mut rng = Rng(0x5EED_0002);
     for round in 0..30 {
         let (_, model) = random_model(&mut rng, Kernels::scalar());
@@ -263,6 +268,10 @@ fn parts_planned_before_their_score_equal_the_single_pass() {
         refused += scratch.guarded;
         reused += scratch.reused;
         switched += scratch.switched;
+        chain.0 += scratch.chained;
+        chain.1 += scratch.rerun;
+        chain.2 += scratch.pathless;
+        chain.3 += scratch.replaced;
     }
     assert!(reused > 10_000, "paths reused ({reused})");
     assert!(
@@ -273,6 +282,14 @@ fn parts_planned_before_their_score_equal_the_single_pass() {
         refused > 100,
         "the guard refused words in plans ({refused})"
     );
+    let (chained, rerun, pathless, replaced) = chain;
+    assert!(chained > 1000, "runs chained at once ({chained})");
+    assert!(rerun > 1000, "runs run again word by word ({rerun})");
+    assert!(
+        pathless > 1000,
+        "runs with a word without a path ({pathless})"
+    );
+    assert!(replaced > 1000, "planned words replaced ({replaced})");
 }
 
 /// Two segmentations of `▁ab` whose exact scores differ by `gap`, and a prefix of words that
