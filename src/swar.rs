@@ -23,6 +23,32 @@ pub(crate) fn bytes_exactly_equal(word: u64, byte: u8) -> u64 {
     !nonzero & !LOW7
 }
 
+/// `bytes` (at most 16) as a little-endian `u128`, zero above them: two overlapping loads of
+/// the widest size that fits (or three single bytes), so no call to `memcpy` for a length known
+/// only at run time, which cost a one-word text a sixth of its time.
+#[inline]
+pub(crate) fn load_short(bytes: &[u8]) -> u128 {
+    let n = bytes.len();
+    assert!(n <= 16, "at most 16 bytes");
+    // Each pair ORs the first `k` bytes with the last `k` shifted to their place: bytes that
+    // both loads read land on themselves.
+    if n >= 8 {
+        let lo = u64::from_le_bytes(bytes[..8].try_into().expect("8 bytes"));
+        let hi = u64::from_le_bytes(bytes[n - 8..].try_into().expect("8 bytes"));
+        lo as u128 | (hi as u128) << (8 * (n - 8))
+    } else if n >= 4 {
+        let lo = u32::from_le_bytes(bytes[..4].try_into().expect("4 bytes"));
+        let hi = u32::from_le_bytes(bytes[n - 4..].try_into().expect("4 bytes"));
+        (lo as u64 | (hi as u64) << (8 * (n - 4))) as u128
+    } else if n > 0 {
+        (bytes[0] as u32
+            | (bytes[n / 2] as u32) << (8 * (n / 2))
+            | (bytes[n - 1] as u32) << (8 * (n - 1))) as u128
+    } else {
+        0
+    }
+}
+
 /// The first position `p >= from` where `text[p..]` starts with `pattern` (not empty) and
 /// `accept(p)` holds. Words are short: the first 16 bytes are looked at eight at a time in a
 /// register, cheaper than a call into `memchr` or a vector kernel per word (7 % of English
@@ -92,6 +118,20 @@ pub(crate) fn find3_from(text: &[u8], from: usize, pattern: &[u8; 3]) -> Option<
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `load_short` gives every length's bytes in place and zeros above them.
+    #[test]
+    fn short_loads_are_the_bytes_zero_padded() {
+        let bytes: Vec<u8> = (0..16u8).map(|i| 0xF1 ^ i.wrapping_mul(37)).collect();
+        for from in 0..16 {
+            for n in 0..=16 - from {
+                let slice = &bytes[from..from + n];
+                let mut padded = [0u8; 16];
+                padded[..n].copy_from_slice(slice);
+                assert_eq!(load_short(slice), u128::from_le_bytes(padded), "{from} {n}");
+            }
+        }
+    }
 
     /// Every equal byte is flagged, and the lowest flag is always an equal byte.
     #[test]

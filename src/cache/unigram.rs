@@ -40,6 +40,7 @@ use crate::cache::bypass::CacheBypass;
 use crate::cache::long::{LONG_MAX_TOKENS, LongCache, LongTokens};
 use crate::cache::owner::{CacheOwner, Claim, Stamp};
 use crate::models::token::PieceToken;
+use crate::swar;
 
 /// Words up to this many bytes are cached (`▁` and 13 ASCII letters: nearly every English
 /// word; `▁` and four CJK characters).
@@ -268,25 +269,26 @@ impl Key {
     #[inline]
     fn in_text(text: &[u8], at: usize, len: usize) -> Key {
         debug_assert!(len <= MAX_KEY && at + len <= text.len());
-        let mut lanes = [0u64; 2];
-        match text.get(at..at + 16) {
+        let kept = match text.get(at..at + 16) {
             Some(w) => {
                 // One mask over the 16 bytes, with no branch on the length (words of about
                 // eight bytes would mispredict one).
                 let bytes = u128::from_le_bytes(w.try_into().expect("16 bytes"));
                 debug_assert!(len >= 1);
-                let kept = bytes & (u128::MAX >> (128 - 8 * len as u32));
-                lanes = [kept as u64, (kept >> 64) as u64];
+                bytes & (u128::MAX >> (128 - 8 * len as u32))
             }
-            None => {
-                let mut buf = [0u8; 16];
-                buf[..len].copy_from_slice(&text[at..at + len]);
-                for (i, lane) in lanes.iter_mut().enumerate() {
-                    *lane = u64::from_le_bytes(buf[8 * i..8 * i + 8].try_into().expect("8"));
-                }
+            // Near the text's end: its last 16 bytes, shifted down to the word (no branch on the
+            // length; two or three words of a line of English come here).
+            None if text.len() >= 16 => {
+                let tail = &text[text.len() - 16..];
+                let bytes = u128::from_le_bytes(tail.try_into().expect("16 bytes"));
+                let skipped = at - (text.len() - 16);
+                (bytes >> (8 * skipped)) & (u128::MAX >> (128 - 8 * len as u32))
             }
-        }
-        Key::of_words(lanes, len)
+            // A text of fewer than 16 bytes (every one-word text).
+            None => swar::load_short(&text[at..at + len]),
+        };
+        Key::of_words([kept as u64, (kept >> 64) as u64], len)
     }
 
     /// The key of a word of `len` bytes held zero-padded in `words`.
@@ -662,6 +664,27 @@ mod tests {
         assert_eq!(c.get(text, 2, the.len()).map(|h| h.n), Some(2));
         c.claim(8, 24);
         assert_eq!(get(&mut c, the), None);
+    }
+
+    /// A word's key is the same wherever the word lies: alone, inside a text with 16 bytes
+    /// after it, near the end of a text of 16 bytes or more (read from the text's last 16),
+    /// and in a text shorter than 16 bytes; every length up to the longest key.
+    #[test]
+    fn a_words_key_does_not_depend_on_where_it_lies() {
+        let letters: Vec<u8> = (0..MAX_KEY as u8).map(|i| b'a' + i).collect();
+        for len in 1..=MAX_KEY {
+            let word = &letters[..len];
+            let alone = Key::in_text(word, 0, len);
+            for before in [0usize, 1, 3, 15, 40] {
+                for after in 0..=20 {
+                    let mut text = vec![b'-'; before];
+                    text.extend_from_slice(word);
+                    text.extend(std::iter::repeat_n(b'+', after));
+                    let key = Key::in_text(&text, before, len);
+                    assert!(key == alone, "{len} bytes, {before} before, {after} after");
+                }
+            }
+        }
     }
 
     /// Every packing gives back the path stored: ids of every width a model may have, at the
