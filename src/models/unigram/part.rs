@@ -43,7 +43,7 @@ struct PlannedWord {
     start: u32,
     /// Its path is the reference's when the running score's magnitude is below this.
     max_base: f32,
-    /// Its segments (and their steps) end here: they start where the word before's end.
+    /// Its segments (and their steps) end here; they start where the word before's do.
     pieces_end: u32,
 }
 
@@ -52,8 +52,8 @@ struct PlannedWord {
 #[derive(Clone, Copy, Debug)]
 struct ChainStep {
     score: f32,
-    /// For a word's first segment, the word's bound, and at most the largest score that the
-    /// reference leaves unshifted at a word's start; for the others, infinity.
+    /// For a word's first segment, the word's bound capped at [`UNSHIFTED_LIMIT`]; for the
+    /// others, infinity.
     limit: f32,
 }
 
@@ -303,8 +303,10 @@ impl Unigram {
                 .checked_sub(1)
                 .map_or(0, |w| words[w].pieces_end as usize);
             let to = words[end - 1].pieces_end as usize;
-            let has_pathless = pathless.next_if(|&&w| (w as usize) < end).is_some();
-            while pathless.next_if(|&&w| (w as usize) < end).is_some() {}
+            let mut has_pathless = false;
+            while pathless.next_if(|&&w| (w as usize) < end).is_some() {
+                has_pathless = true;
+            }
             if !has_pathless {
                 let (mut chained, mut held) = (base, true);
                 for step in &steps[from..to] {
