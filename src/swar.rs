@@ -96,23 +96,48 @@ pub(crate) fn find_from(
 #[inline(always)]
 pub(crate) fn find3_from(text: &[u8], from: usize, pattern: &[u8; 3]) -> Option<usize> {
     let Some(near) = text.get(from..from + 18) else {
-        return find_from(text, from, pattern, |_| true);
-    };
-    // Bit 8j + 7 of `starts(at)` is set when the pattern starts at `from + at + j`.
-    let starts = |at: usize| {
-        let lane =
-            |k: usize| u64::from_le_bytes(near[at + k..at + k + 8].try_into().expect("8 bytes"));
-        bytes_exactly_equal(lane(0), pattern[0])
-            & bytes_exactly_equal(lane(1), pattern[1])
-            & bytes_exactly_equal(lane(2), pattern[2])
+        return find3_near_end(text, from, pattern);
     };
     for at in [0, 8] {
-        let found = starts(at);
+        let found = starts3(near, at, pattern);
         if found != 0 {
             return Some(from + at + (found.trailing_zeros() / 8) as usize);
         }
     }
     find_from(text, from + 16, pattern, |_| true)
+}
+
+/// [`find3_from`] where fewer than 18 bytes follow `from`, as they do for the last words of
+/// every text: the text's last 18 bytes are tested as `find3_from` tests the 18 from `from`,
+/// with the positions before `from` masked off, where the search of the rest of the text
+/// called `memchr` for a few bytes (half the cost of finding the words of a one-word text). A
+/// text shorter than 18 bytes is looked at byte by byte.
+fn find3_near_end(text: &[u8], from: usize, pattern: &[u8; 3]) -> Option<usize> {
+    let n = text.len();
+    let Some(tail) = n.checked_sub(18) else {
+        return (from..n.saturating_sub(2)).find(|&p| text[p..p + 3] == *pattern);
+    };
+    let skip = from - tail; // `from + 18 > n`, so `from > tail`
+    for at in [0, 8] {
+        // Bit 8j + 7 stands for position `tail + at + j`: those below `from` are masked off.
+        let before = skip.saturating_sub(at) as u32;
+        let kept = u64::MAX.checked_shl(8 * before).unwrap_or(0);
+        let found = starts3(&text[tail..], at, pattern) & kept;
+        if found != 0 {
+            return Some(tail + at + (found.trailing_zeros() / 8) as usize);
+        }
+    }
+    None
+}
+
+/// Bit 8j + 7 set where `pattern` starts at `near[at + j]`, j < 8 (`near` holds at least
+/// `at + 10` bytes): each byte of the pattern against eight positions at once.
+#[inline(always)]
+fn starts3(near: &[u8], at: usize, pattern: &[u8; 3]) -> u64 {
+    let lane = |k: usize| u64::from_le_bytes(near[at + k..at + k + 8].try_into().expect("8 bytes"));
+    bytes_exactly_equal(lane(0), pattern[0])
+        & bytes_exactly_equal(lane(1), pattern[1])
+        & bytes_exactly_equal(lane(2), pattern[2])
 }
 
 #[cfg(test)]
