@@ -71,6 +71,7 @@ pub struct UnigramScratch {
     cache: UnigramCache,
     /// A part's plan, before its running score is known ([`Unigram::encode_part`]).
     plan: part::PartPlan,
+    /// The planned words whose reference pass replaces their planned segments.
     redone: part::Redone,
     /// Words whose cached path was reused, and words the guard sent to the full pass.
     #[cfg(test)]
