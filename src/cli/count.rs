@@ -49,14 +49,12 @@ pub fn run(args: CountArgs) -> CliResult {
             if !lines {
                 return None;
             }
-            let mut texts = 0;
-            for line in batch.valid_lines()? {
+            let texts = batch.for_each_valid_line(|line| {
                 ids.clear();
                 parts.ids_append(Part::Records, line, ids);
                 push_count(ids.len(), chunk);
-                texts += 1;
-            }
-            Some(Ok(texts))
+            });
+            texts.map(Ok)
         },
         |record, ids: &mut Vec<u32>, chunk| {
             let _guard = parts.guard();

@@ -75,12 +75,8 @@ pub fn run(args: EncodeArgs) -> CliResult {
             if !whole_lines {
                 return None;
             }
-            let mut texts = 0;
-            for line in batch.valid_lines()? {
-                append_text_ids(&tokenizer, line, chunk);
-                texts += 1;
-            }
-            Some(Ok(texts))
+            let texts = batch.for_each_valid_line(|line| append_text_ids(&tokenizer, line, chunk));
+            texts.map(Ok)
         },
         |record, enc: &mut Encoding, chunk| {
             let _guard = parts.guard();

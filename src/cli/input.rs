@@ -560,12 +560,23 @@ impl Batch {
         }
     }
 
+    /// Calls `each` on every line of a batch whose block is valid UTF-8, in a worker's tight
+    /// loop (no record per line), and returns how many there were; `None` (calling nothing)
+    /// where [`Batch::valid_lines`] gives none.
+    pub fn for_each_valid_line(&self, mut each: impl FnMut(&str)) -> Option<u64> {
+        let mut lines = 0;
+        for line in self.valid_lines()? {
+            each(line);
+            lines += 1;
+        }
+        Some(lines)
+    }
+
     /// The lines of a batch whose block is valid UTF-8 (as the reader found it, or checked here
     /// in one pass), in order and without their line ends, as [`Batch::records`] gives them
-    /// (for `jsonl`, the JSON objects): for a worker's tight loop over the texts. `None` for a
-    /// raw part or a block with a bad byte, which go record by record (so that the first bad
-    /// line is the one reported).
-    pub fn valid_lines(&self) -> Option<impl Iterator<Item = &str> + '_> {
+    /// (for `jsonl`, the JSON objects). `None` for a raw part or a block with a bad byte, which
+    /// go record by record (so that the first bad line is the one reported).
+    fn valid_lines(&self) -> Option<impl Iterator<Item = &str> + '_> {
         if !self.lines {
             return None;
         }
