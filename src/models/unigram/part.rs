@@ -36,14 +36,14 @@ pub(super) struct PartPlan {
     pathless: Vec<u32>,
 }
 
-/// A word of a part and its cached path. Twelve bytes, so that a part's plan (a word every six
-/// bytes of English) stays in the CPU's cache between the planning and the chain over it.
+/// A word of a part and its cached path (its bound is in its first step). Eight bytes, so that
+/// a part's plan (a word every six bytes of English) stays in the CPU's cache between the
+/// planning and the chain over it.
 #[derive(Clone, Debug)]
 struct PlannedWord {
     start: u32,
-    /// Its path is the reference's when the running score's magnitude is below this.
-    max_base: f32,
-    /// Its segments (and their steps) end here; they start where the word before's do.
+    /// Its segments (and their steps) end here; they start where the word before's do (none
+    /// for a word without a path).
     pieces_end: u32,
 }
 
@@ -257,17 +257,13 @@ impl Unigram {
                 segments: &mut *out,
                 steps: &mut plan.steps,
             };
-            let max_base = self.plan_word(normalized, span, key, scratch, &mut laid_out);
+            self.plan_word(normalized, span, key, scratch, &mut laid_out);
             let pieces_end = plan.steps.len() as u32;
             if pieces_end == pieces_start {
                 plan.pathless.push(plan.words.len() as u32);
             }
             pieces_start = pieces_end;
-            plan.words.push(PlannedWord {
-                start,
-                max_base,
-                pieces_end,
-            });
+            plan.words.push(PlannedWord { start, pieces_end });
             true
         });
         (planned_end, ready)
@@ -337,7 +333,9 @@ impl Unigram {
                 if !(-SCORE_RESET..=SCORE_RESET).contains(&base) {
                     base = 0.0; // the reference's shift at the word's start (see `guard`)
                 }
-                if base.abs() < w.max_base {
+                // Below the reset, under the capped bound is under the bound; a word without a
+                // path always takes the reference's pass.
+                if !pieces.is_empty() && base.abs() < steps[pieces.start].limit {
                     #[cfg(test)]
                     {
                         scratch.reused += 1;
@@ -372,9 +370,9 @@ impl Unigram {
         base
     }
 
-    /// The path of the word `text[span]` from the cache (analysed and cached first when it is
-    /// not there), laid out in `plan`, and the bound on the running score under which it is the
-    /// reference's; 0 (never) for a word the cache does not take (nothing laid out).
+    /// Lays out in `plan` the path of the word `text[span]` from the cache (analysed and cached
+    /// first when it is not there), with the bound on the running score under which it is the
+    /// reference's; nothing for a word the cache does not take.
     fn plan_word(
         &self,
         text: &[u8],
@@ -382,16 +380,16 @@ impl Unigram {
         key: Option<WordKey>,
         scratch: &mut UnigramScratch,
         plan: &mut Plan<'_>,
-    ) -> f32 {
+    ) {
         let (start, len) = (span.start, span.len());
         if len > MAX_KEY {
             if len <= MAX_LONG_WORD {
-                return self.plan_long_word(text, span, scratch, plan);
+                self.plan_long_word(text, span, scratch, plan);
             }
-            return 0.0;
+            return;
         }
         let Some(key) = key.filter(|_| !scratch.cache.skips()) else {
-            return 0.0;
+            return;
         };
         let Some(hit) = scratch.cache.get_keyed(&key) else {
             let word = &text[span];
@@ -402,25 +400,24 @@ impl Unigram {
                     self.piece_score(id)
                 });
             plan.lay(start, max_base, scratch.path.iter().copied());
-            return max_base;
+            return;
         };
         let mut laid = plan.word(start, hit.max_base);
         scratch
             .cache
             .for_each_piece(&hit, |id| self.piece_score(id), |p| laid.push(p));
-        hit.max_base
     }
 
     /// [`Unigram::plan_word`] for a word of more than [`MAX_KEY`] bytes (at most
     /// [`MAX_LONG_WORD`]): its path from the long tier, or analysed and stored there at its
-    /// second sight; 0 (never) at its first.
+    /// second sight; nothing at its first.
     fn plan_long_word(
         &self,
         text: &[u8],
         span: Range<usize>,
         scratch: &mut UnigramScratch,
         plan: &mut Plan<'_>,
-    ) -> f32 {
+    ) {
         let word = &text[span.clone()];
         let seen = match scratch.cache.get_long(word) {
             Err(seen) => seen,
@@ -430,14 +427,12 @@ impl Unigram {
                 {
                     scratch.planned_long += 1;
                 }
-                return max_base;
+                return;
             }
         };
-        if !seen {
-            return 0.0;
+        if seen {
+            let max_base = self.analyze_long(word, scratch);
+            plan.lay(span.start, max_base, scratch.path.iter().copied());
         }
-        let max_base = self.analyze_long(word, scratch);
-        plan.lay(span.start, max_base, scratch.path.iter().copied());
-        max_base
     }
 }
