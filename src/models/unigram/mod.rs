@@ -211,6 +211,17 @@ const UNK_PENALTY: f32 = 10.0;
 /// Path scores beyond ± this are shifted back to 0 (`kScoreResetThreshold`).
 const SCORE_RESET: f32 = 100_000.0;
 
+/// The running score at a word's start as the reference leaves it: shifted to exactly 0 once it
+/// is past ±[`SCORE_RESET`] (at a word start the shift moves no other node: see [`guard`]).
+#[inline(always)]
+fn shifted_at_word_start(base: f32) -> f32 {
+    if (-SCORE_RESET..=SCORE_RESET).contains(&base) {
+        base
+    } else {
+        0.0
+    }
+}
+
 /// `GetUserDefinedScore`: `0.1 × (length − 1)`, computed in double and stored as float; longer
 /// user-defined pieces win, and any of them beats normal pieces (whose scores are ≤ 0).
 fn user_defined_score(len: usize) -> f32 {
@@ -400,9 +411,7 @@ impl Unigram {
         out: &mut impl SegmentSink,
     ) -> f32 {
         let (start, end) = (span.start, span.end);
-        if !(-SCORE_RESET..=SCORE_RESET).contains(&base) {
-            base = 0.0; // the reference's shift at the word's start (see `guard`)
-        }
+        base = shifted_at_word_start(base);
         let word = &text[start..end];
         if word.len() > MAX_KEY {
             if word.len() <= MAX_LONG_WORD {

@@ -11,7 +11,10 @@
 
 use std::ops::Range;
 
-use super::{LaidPath, RunningScore, SCORE_RESET, Segment, Unigram, UnigramScratch, for_each_word};
+use super::{
+    LaidPath, RunningScore, SCORE_RESET, Segment, Unigram, UnigramScratch, for_each_word,
+    shifted_at_word_start,
+};
 use crate::cache::unigram::{MAX_KEY, MAX_LONG_WORD, PathPiece, WordKey};
 
 /// How often a part that plans its words before its running score is known asks for the score
@@ -330,9 +333,7 @@ impl Unigram {
                 let start = w.start as usize;
                 let pieces = i.checked_sub(1).map_or(0, |p| words[p].pieces_end as usize)
                     ..w.pieces_end as usize;
-                if !(-SCORE_RESET..=SCORE_RESET).contains(&base) {
-                    base = 0.0; // the reference's shift at the word's start (see `guard`)
-                }
+                base = shifted_at_word_start(base);
                 // Below the reset, under the capped bound is under the bound; a word without a
                 // path always takes the reference's pass.
                 if !pieces.is_empty() && base.abs() < steps[pieces.start].limit {
