@@ -472,9 +472,10 @@ impl SpmNormalizer {
         let mut consumed = 0usize;
         if self.remove_extra_whitespaces && first {
             while !rest.is_empty() {
-                // A plain space (an indented line) needs no lookup.
-                let (s, n) = if rest[0] == b' ' && self.copies_ascii_at(rest) {
-                    (&b" "[..], 1)
+                // A byte copied as it is needs no lookup: a plain space (an indented line), or
+                // the first byte of nearly every text, which ends the loop.
+                let (s, n) = if self.copies_ascii_at(rest) {
+                    (&rest[..1], 1)
                 } else {
                     self.normalize_prefix(rest)
                 };
@@ -878,6 +879,56 @@ mod tests {
                 );
                 fast.normalize(&text, &mut a, &mut NoOffsets);
                 assert_eq!(a, b);
+            }
+        }
+    }
+    /// The removal of a text's leading whitespace, which takes a byte copied as it is without a
+    /// lookup (a space, or the text's first character, which ends it), gives what the lookup of
+    /// every prefix gives: spaces, ideographic spaces and tabs before ASCII letters, letters
+    /// that a rule composes with the next character, half-width forms, user-defined symbols
+    /// (one starting with a space, one with a letter) and malformed bytes.
+    #[test]
+    fn leading_whitespace_is_removed_as_the_lookup_does() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/sentencepiece/");
+        let model = std::fs::read(format!("{dir}kyoto_ja_unigram_8000.model")).unwrap();
+        let spec = crate::load::spm_proto::parse(&model).unwrap().normalizer;
+        assert!(spec.remove_extra_whitespaces && !spec.precompiled_charsmap.is_empty());
+        let user = [" x", "ab", "é"];
+        let leads: [&str; 7] = ["", " ", "  ", "\u{3000}", " \u{3000} ", "\t ", "\u{FF9E} "];
+        let firsts: [&[u8]; 12] = [
+            b"a",
+            b"ab",
+            b"A",
+            b" x",
+            b"x",
+            "a\u{0300}".as_bytes(),
+            "A\u{0301}b".as_bytes(),
+            "\u{FF76}\u{FF9E}".as_bytes(),
+            "é".as_bytes(),
+            b"\xFF",
+            b"1.",
+            b"",
+        ];
+        for user in [&[][..], &user[..]] {
+            let fast = SpmNormalizer::new(&spec, false, user, Kernels::scalar()).unwrap();
+            let mut slow = SpmNormalizer::new(&spec, false, user, Kernels::scalar()).unwrap();
+            slow.verbatim = ByteSet::from_fn(|_| false);
+            slow.verbatim_chars.anywhere.0.fill(0);
+            slow.verbatim_chars.unless_continued.0.fill(0);
+            slow.verbatim_chars.continuers.0.fill(!0);
+            for lead in leads {
+                for first in firsts {
+                    let mut text = lead.as_bytes().to_vec();
+                    text.extend_from_slice(first);
+                    text.extend_from_slice(b" b c ");
+                    let (mut a, mut a_off, mut b, mut b_off) = (vec![], vec![], vec![], vec![]);
+                    fast.normalize(&text, &mut a, &mut a_off);
+                    slow.normalize(&text, &mut b, &mut b_off);
+                    let shown = String::from_utf8_lossy(&text);
+                    assert_eq!((&a, &a_off), (&b, &b_off), "text {shown:?}");
+                    fast.normalize(&text, &mut a, &mut NoOffsets);
+                    assert_eq!(a, b, "text {shown:?}");
+                }
             }
         }
     }
