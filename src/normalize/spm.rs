@@ -564,7 +564,10 @@ impl SpmNormalizer {
             };
             let ends_with_space = |out: &[u8]| {
                 if self.escape_whitespaces {
-                    out.ends_with(SPACE_SYMBOL)
+                    // The last byte first, alone: the three bytes read as one load straddle the
+                    // stores that just wrote them (a stalled store forward, a twelfth of a
+                    // one-word text's time), and the last byte rules out nearly every text.
+                    out.last() == Some(&SPACE_SYMBOL[2]) && out.ends_with(SPACE_SYMBOL)
                 } else {
                     out.ends_with(b" ")
                 }
