@@ -737,6 +737,42 @@ mod tests {
     use crate::load::spm_proto::SpmNormalizerSpec;
     use crate::models::test_text::TestText;
 
+    /// The normalizer of the bundled Japanese model (NFKC rules, spaces removed at the ends).
+    fn kyoto_spec() -> SpmNormalizerSpec {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/sentencepiece/");
+        let model = std::fs::read(format!("{dir}kyoto_ja_unigram_8000.model")).unwrap();
+        let spec = crate::load::spm_proto::parse(&model).unwrap().normalizer;
+        assert!(
+            !spec.precompiled_charsmap.is_empty(),
+            "the model has NFKC rules"
+        );
+        spec
+    }
+
+    /// `normalizer` made to look every multibyte character up (none copied as it is), and with
+    /// `ascii_too` every ASCII byte as well: the reference's way, to compare the fast paths with.
+    fn looking_up(mut normalizer: SpmNormalizer, ascii_too: bool) -> SpmNormalizer {
+        if ascii_too {
+            normalizer.verbatim = ByteSet::from_fn(|_| false);
+        }
+        normalizer.verbatim_chars.anywhere.0.fill(0);
+        normalizer.verbatim_chars.unless_continued.0.fill(0);
+        normalizer.verbatim_chars.continuers.0.fill(!0);
+        normalizer
+    }
+
+    /// Asserts that `fast` and `slow` normalize `text` to the same bytes and offsets, and that
+    /// `fast` gives the same bytes without offsets.
+    fn assert_same_normalization(fast: &SpmNormalizer, slow: &SpmNormalizer, text: &[u8]) {
+        let (mut a, mut a_off, mut b, mut b_off) = (vec![], vec![], vec![], vec![]);
+        fast.normalize(text, &mut a, &mut a_off);
+        slow.normalize(text, &mut b, &mut b_off);
+        let shown = String::from_utf8_lossy(text);
+        assert_eq!((&a, &a_off), (&b, &b_off), "text {shown:?}");
+        fast.normalize(text, &mut a, &mut NoOffsets);
+        assert_eq!(a, b, "text {shown:?}");
+    }
+
     /// The ids-only path ([`NoOffsets`], which skips the per-word copies) normalizes every text
     /// to the same bytes as the path that records offsets, under every whitespace setting: runs
     /// of spaces at the start, inside and at the end, texts of spaces only, and ASCII runs cut
@@ -816,20 +852,12 @@ mod tests {
     /// symbols, under the bundled models' NFKC rules, with and without offsets.
     #[test]
     fn verbatim_characters_normalize_as_the_lookup_does() {
-        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/sentencepiece/");
-        let model = std::fs::read(format!("{dir}kyoto_ja_unigram_8000.model")).unwrap();
-        let spec = crate::load::spm_proto::parse(&model).unwrap().normalizer;
-        assert!(
-            !spec.precompiled_charsmap.is_empty(),
-            "the model has NFKC rules"
-        );
+        let spec = kyoto_spec();
         let user = ["日\u{FF76}", "\u{3099}x", "é"];
         for user in [&[][..], &user[..]] {
             let fast = SpmNormalizer::new(&spec, false, user, Kernels::scalar()).unwrap();
-            let mut slow = SpmNormalizer::new(&spec, false, user, Kernels::scalar()).unwrap();
-            slow.verbatim_chars.anywhere.0.fill(0);
-            slow.verbatim_chars.unless_continued.0.fill(0);
-            slow.verbatim_chars.continuers.0.fill(!0);
+            let slow = SpmNormalizer::new(&spec, false, user, Kernels::scalar()).unwrap();
+            let slow = looking_up(slow, false);
             assert!(fast.verbatim_chars.anywhere.0.iter().any(|&w| w != 0));
             assert!(
                 fast.verbatim_chars
@@ -871,20 +899,11 @@ mod tests {
                     text.extend_from_slice(c);
                     text.extend_from_slice(neighbours[(i * 5 + c[1] as usize) % neighbours.len()]);
                 }
-                let (mut a, mut a_off, mut b, mut b_off) = (vec![], vec![], vec![], vec![]);
-                fast.normalize(&text, &mut a, &mut a_off);
-                slow.normalize(&text, &mut b, &mut b_off);
-                assert_eq!(
-                    (&a, &a_off),
-                    (&b, &b_off),
-                    "text {:?}",
-                    String::from_utf8_lossy(&text)
-                );
-                fast.normalize(&text, &mut a, &mut NoOffsets);
-                assert_eq!(a, b);
+                assert_same_normalization(&fast, &slow, &text);
             }
         }
     }
+
     /// The removal of a text's leading whitespace, which takes a byte copied as it is without a
     /// lookup (a space, or the text's first character, which ends it), gives what the lookup of
     /// every prefix gives: spaces, ideographic spaces and tabs before ASCII letters, letters
@@ -892,10 +911,8 @@ mod tests {
     /// (one starting with a space, one with a letter) and malformed bytes.
     #[test]
     fn leading_whitespace_is_removed_as_the_lookup_does() {
-        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/sentencepiece/");
-        let model = std::fs::read(format!("{dir}kyoto_ja_unigram_8000.model")).unwrap();
-        let spec = crate::load::spm_proto::parse(&model).unwrap().normalizer;
-        assert!(spec.remove_extra_whitespaces && !spec.precompiled_charsmap.is_empty());
+        let spec = kyoto_spec();
+        assert!(spec.remove_extra_whitespaces);
         let user = [" x", "ab", "é"];
         let leads: [&str; 7] = ["", " ", "  ", "\u{3000}", " \u{3000} ", "\t ", "\u{FF9E} "];
         let firsts: [&[u8]; 12] = [
@@ -914,23 +931,14 @@ mod tests {
         ];
         for user in [&[][..], &user[..]] {
             let fast = SpmNormalizer::new(&spec, false, user, Kernels::scalar()).unwrap();
-            let mut slow = SpmNormalizer::new(&spec, false, user, Kernels::scalar()).unwrap();
-            slow.verbatim = ByteSet::from_fn(|_| false);
-            slow.verbatim_chars.anywhere.0.fill(0);
-            slow.verbatim_chars.unless_continued.0.fill(0);
-            slow.verbatim_chars.continuers.0.fill(!0);
+            let slow = SpmNormalizer::new(&spec, false, user, Kernels::scalar()).unwrap();
+            let slow = looking_up(slow, true);
             for lead in leads {
                 for first in firsts {
                     let mut text = lead.as_bytes().to_vec();
                     text.extend_from_slice(first);
                     text.extend_from_slice(b" b c ");
-                    let (mut a, mut a_off, mut b, mut b_off) = (vec![], vec![], vec![], vec![]);
-                    fast.normalize(&text, &mut a, &mut a_off);
-                    slow.normalize(&text, &mut b, &mut b_off);
-                    let shown = String::from_utf8_lossy(&text);
-                    assert_eq!((&a, &a_off), (&b, &b_off), "text {shown:?}");
-                    fast.normalize(&text, &mut a, &mut NoOffsets);
-                    assert_eq!(a, b, "text {shown:?}");
+                    assert_same_normalization(&fast, &slow, &text);
                 }
             }
         }
