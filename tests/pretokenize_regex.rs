@@ -76,6 +76,143 @@ const SOURCES: &[(&str, &str, Pattern)] = &[
     ),
 ];
 
+/// Other writings of the patterns: each must take its pattern's scanner (`Pattern::from_regex_source`
+/// compares parsed shapes, not spellings), and its own regex must split as that scanner does.
+/// `\r` and `\n` written as the characters themselves are DeepSeek V3's `tokenizer.json` spelling.
+const VARIANTS: &[(&str, &str, Pattern)] = &[
+    (
+        "cl100k_literal_controls",
+        "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\r\n]*|\\s*[\r\n]+|\\s+(?!\\S)|\\s+",
+        Pattern::Cl100k { digits: 3 },
+    ),
+    (
+        "cl100k_reordered_classes",
+        r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\n\p{N}\r\p{L}]?\pL+|\p{N}{1,3}| ?[^\p{N}\p{L}\s]+[\n\r]*|\s*[\n\r]+|\s+(?!\S)|\s+",
+        Pattern::Cl100k { digits: 3 },
+    ),
+    (
+        "cl100k_counts_written_out",
+        r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}\p{L}*|\p{N}\p{N}?\p{N}?| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s\s*",
+        Pattern::Cl100k { digits: 3 },
+    ),
+    (
+        "cl100k_case_folds_spelled_out",
+        "'[sS\u{17f}]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD]|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+",
+        Pattern::Cl100k { digits: 3 },
+    ),
+    (
+        "cl100k_contractions_factored",
+        r"'(?i:[sdmt]|ll|ve|re)|(?:[^\r\n\p{L}\p{N}])?(?:\p{L})+|(?:\p{N}){1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+",
+        Pattern::Cl100k { digits: 3 },
+    ),
+    (
+        "qwen_digits_as_class",
+        r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|[\p{N}]| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+",
+        Pattern::Cl100k { digits: 1 },
+    ),
+    (
+        "cl100k_digits2_written_out",
+        r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}\p{N}?| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+",
+        Pattern::Cl100k { digits: 2 },
+    ),
+    (
+        "cl100k_tiktoken_literal_controls",
+        "'(?i:[sdmt]|ll|ve|re)|[^\r\n\\p{L}\\p{N}]?+\\p{L}++|\\p{N}{1,3}+| ?[^\\s\\p{L}\\p{N}]++[\r\n]*+|\\s++$|\\s*[\r\n]|\\s+(?!\\S)|\\s",
+        Pattern::TiktokenCl100k,
+    ),
+    (
+        "gpt2_contractions_factored",
+        r"'(?:s|t|re|ve|m|ll|d)| ?\pL+| ?\pN+| ?[^\s\pL\pN]+|\s+(?!\S)|\s+",
+        Pattern::Gpt2,
+    ),
+    (
+        "gpt2_possessive_tails",
+        r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s+(?!\S)|\s++",
+        Pattern::Gpt2,
+    ),
+    (
+        "o200k_literal_controls_counts_written_out",
+        "[^\r\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]*[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]+(?:'(?i:[sdmt]|ll|ve|re))?|[^\r\n\\p{L}\\p{N}]?[\\p{M}\\p{Lo}\\p{Lm}\\p{Lt}\\p{Lu}]+[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?|\\p{N}\\p{N}?\\p{N}?| ?[^\\s\\p{L}\\p{N}]+[\r\n/]*|\\s*[\r\n]+|\\s+(?!\\S)|\\s+",
+        Pattern::O200k,
+    ),
+    (
+        "tekken_reordered",
+        r"[^\n\r\p{N}\p{L}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*|[\p{N}]| ?[^\s\p{L}\p{N}]+[/\n\r]*|\s*[\n\r]+|\s+(?!\S)|\s+",
+        Pattern::Tekken,
+    ),
+    (
+        "numbers3_written_out",
+        r"\p{N}\p{N}?\p{N}?",
+        Pattern::Numbers { max: 3 },
+    ),
+    (
+        "numbers2_class",
+        r"[\p{N}]{1,2}",
+        Pattern::Numbers { max: 2 },
+    ),
+    (
+        "deepseek_cjk_escaped",
+        r"[\u4e00-\u9fa5\u3040-\u309f\u30a0-\u30ff]+",
+        Pattern::DeepSeekCjk,
+    ),
+    (
+        "deepseek_cjk_reordered",
+        r"[\x{30a0}-\x{30ff}\x{3040}-\x{309f}\x{4e00}-\x{9fa5}]+",
+        Pattern::DeepSeekCjk,
+    ),
+    (
+        "deepseek_words_literal_controls",
+        "[!\"#$%&'()*+,\\-./:;<=>?@\\[\\\\\\]^_`{|}~][A-Za-z]+|[^\r\n\\p{L}\\p{P}\\p{S}]?[\\p{L}\\p{M}]+| ?[\\p{P}\\p{S}]+[\r\n]*|\\s*[\r\n]+|\\s+(?!\\S)|\\s+",
+        Pattern::DeepSeekWords,
+    ),
+    (
+        "deepseek_words_ranges",
+        r"[!-/:-@\[-`{-~][a-zA-Z]+|[^\r\n\p{L}\p{P}\p{S}]?[\p{M}\p{L}]+| ?[\p{S}\p{P}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+",
+        Pattern::DeepSeekWords,
+    ),
+];
+
+/// Near misses: each differs from a pattern in what it matches (the text shows it), so it must
+/// NOT take that pattern's scanner.
+const NEAR_MISSES: &[(&str, &str, Pattern, &str)] = &[
+    (
+        "cl100k_case_folds_without_long_s",
+        r"'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD]|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+",
+        Pattern::Cl100k { digits: 3 },
+        "x'ſa",
+    ),
+    (
+        "cl100k_branches_swapped",
+        r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+|\s+(?!\S)",
+        Pattern::Cl100k { digits: 3 },
+        "a  b",
+    ),
+    (
+        "cl100k_lazy_digits",
+        r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}?| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+",
+        Pattern::Cl100k { digits: 3 },
+        "123",
+    ),
+    (
+        "cl100k_without_newline",
+        r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+",
+        Pattern::Cl100k { digits: 3 },
+        "\nab",
+    ),
+    (
+        "gpt2_possessive_before_lookahead",
+        r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s++(?!\S)|\s+",
+        Pattern::Gpt2,
+        "a  b",
+    ),
+    (
+        "gpt2_ll_before_l",
+        r"'s|'t|'re|'ve|'m|'l|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+",
+        Pattern::Gpt2,
+        "'ll",
+    ),
+];
+
 /// The shared `tokenizer.json` files and the pattern their Split regex must map to.
 const TOKENIZER_JSONS: &[(&str, Pattern)] = &[
     ("llama3", Pattern::Cl100k { digits: 3 }),
@@ -527,6 +664,27 @@ fn run_sources() -> Result<(), Failed> {
     Ok(())
 }
 
+/// Each variant maps to its pattern; each near miss maps to none of the scanners, and its own
+/// regex splits its text otherwise than the scanner would (the comparison can tell).
+fn run_variants() -> Result<(), Failed> {
+    for &(name, source, pattern) in VARIANTS {
+        let got = Pattern::from_regex_source(source);
+        if got != Some(pattern) {
+            return Err(format!("{name}: {source:?} maps to {got:?}, not {pattern:?}").into());
+        }
+    }
+    for &(name, source, pattern, text) in NEAR_MISSES {
+        if let Some(p) = Pattern::from_regex_source(source) {
+            return Err(format!("{name}: {source:?} must have no scanner, maps to {p:?}").into());
+        }
+        let regex = Regex::new(source).map_err(|e| e.to_string())?;
+        if check(&splitter(pattern), &regex, text).is_ok() {
+            return Err(format!("{name}: {text:?} does not show the difference").into());
+        }
+    }
+    Ok(())
+}
+
 fn run_tokenizer_jsons(dir: &Path) -> Result<(), Failed> {
     for &(name, pattern) in TOKENIZER_JSONS {
         let path = dir
@@ -560,6 +718,15 @@ fn main() {
     let data = shared_data();
     let mut trials = Vec::new();
     trials.push(Trial::test("sources", run_sources));
+    trials.push(Trial::test("variants", run_variants));
+    for &(name, source, pattern) in VARIANTS {
+        trials.push(Trial::test(format!("variant_edges::{name}"), move || {
+            run_edges(source, pattern)
+        }));
+        trials.push(Trial::test(format!("variant_random::{name}"), move || {
+            run_random_long(source, pattern, 25, 0x5eed_0004)
+        }));
+    }
     match &data {
         Some(dir) => {
             let dir = dir.clone();

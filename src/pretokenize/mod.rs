@@ -41,6 +41,7 @@ mod ascii;
 pub mod chain;
 mod deepseek;
 mod scan;
+pub mod shape;
 pub(crate) mod unicode;
 
 use std::sync::OnceLock;
@@ -48,6 +49,7 @@ use std::sync::OnceLock;
 use simdtok_kernels::Kernels;
 
 use scan::{Kind, Scanner};
+use shape::Shape;
 use unicode::Tables;
 
 /// GPT-2's pattern as `tokenizers`' `ByteLevel` pre-tokenizer has it (`use_regex: true`).
@@ -116,9 +118,16 @@ pub enum Pattern {
 }
 
 impl Pattern {
-    /// The pattern whose regex source is exactly `source` (a tokenizer.json Split regex, or a
-    /// tiktoken pat_str), if a scanner implements it.
+    /// The pattern that `source` (a tokenizer.json Split regex, or a tiktoken pat_str) means, if
+    /// a scanner implements it: spelled as the pattern's own source, or written another way with
+    /// the same [`Shape`] (escaped or literal control characters, reordered classes, `{1,3}`
+    /// written out, `(?i:…)` spelled out: see [`shape`]).
     pub fn from_regex_source(source: &str) -> Option<Pattern> {
+        Pattern::from_spelling(source).or_else(|| Pattern::from_shape(&Shape::of(source)?))
+    }
+
+    /// The pattern whose source is exactly `source`, without parsing it.
+    fn from_spelling(source: &str) -> Option<Pattern> {
         match source {
             GPT2 | GPT2_TIKTOKEN => return Some(Pattern::Gpt2),
             CL100K_TIKTOKEN => return Some(Pattern::TiktokenCl100k),
@@ -143,6 +152,34 @@ impl Pattern {
         }
         let k = digits.strip_prefix(r"\p{N}{1,")?.strip_suffix('}')?;
         group_size(k).map(|digits| Pattern::Cl100k { digits })
+    }
+
+    /// The pattern whose regex has the shape `shape`.
+    fn from_shape(shape: &Shape) -> Option<Pattern> {
+        static FIXED: OnceLock<Vec<(Shape, Pattern)>> = OnceLock::new();
+        let fixed = FIXED.get_or_init(|| {
+            [
+                (GPT2, Pattern::Gpt2),
+                (GPT2_TIKTOKEN, Pattern::Gpt2),
+                (CL100K_TIKTOKEN, Pattern::TiktokenCl100k),
+                (O200K, Pattern::O200k),
+                (TEKKEN, Pattern::Tekken),
+                (DEEPSEEK_CJK, Pattern::DeepSeekCjk),
+                (DEEPSEEK_WORDS, Pattern::DeepSeekWords),
+            ]
+            .into_iter()
+            .map(|(source, pattern)| (Shape::of(source).expect("a known pattern parses"), pattern))
+            .collect()
+        });
+        if let Some((_, pattern)) = fixed.iter().find(|(s, _)| s == shape) {
+            return Some(*pattern);
+        }
+        // The two families with a digit count: try the count the shape's first digit run has.
+        let digits = shape::first_run_of(shape, &Shape::of(r"\p{N}")?)?;
+        let digits = u8::try_from(digits).ok().filter(|&k| k >= 1)?;
+        [Pattern::Numbers { max: digits }, Pattern::Cl100k { digits }]
+            .into_iter()
+            .find(|p| Shape::of(p.regex_source()).as_ref() == Some(shape))
     }
 
     /// Whether the matches tile the text (every character in one): all but the match-only
