@@ -236,6 +236,14 @@ impl Tokenizer {
     pub fn kernels(&self) -> &'static Kernels {
         self.pipeline.kernels()
     }
+
+    /// The pre-tokenizer regexes of the model that no hand-written scanner implements, so that
+    /// they run on the regex engine (`fancy-regex`), several times slower; empty when every
+    /// pattern takes a scanner (or the model has none). Patterns are recognised by meaning, not
+    /// spelling ([`crate::pretokenize::shape`]); a regex of literal strings is not listed.
+    pub fn regex_fallbacks(&self) -> Vec<String> {
+        self.pipeline.regex_fallbacks()
+    }
 }
 
 #[cfg(test)]

@@ -1159,3 +1159,33 @@ fn wordpiece_models_encode_decode_and_add_special_tokens() {
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("quadratic"));
 }
+
+/// `--verbose` names each pre-tokenizer regex that runs on the regex engine, once, and says
+/// nothing where every pattern takes a scanner (DeepSeek V3's three Splits); the ids are the
+/// same either way.
+#[test]
+fn verbose_names_the_regexes_that_run_on_the_regex_engine() {
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/bpe");
+    let run = |file: &str, verbose: bool| {
+        let model = data.join(file).display().to_string();
+        let mut args = vec!["encode", "--model", model.as_str()];
+        if verbose {
+            args.push("--verbose");
+        }
+        simdtok(&args, b"Hello world 123\n")
+    };
+    // Its Split is `\u2581?[A-Za-z]+`: no scanner.
+    let quiet = run("gemma-1k-invert.tokenizer.json", false);
+    let loud = run("gemma-1k-invert.tokenizer.json", true);
+    assert_eq!(stderr(&quiet), "");
+    let note = stderr(&loud);
+    assert_eq!(note.lines().count(), 1, "{note}");
+    assert!(
+        note.contains("[A-Za-z]+") && note.contains("regex engine"),
+        "{note}"
+    );
+    assert_eq!(ok(quiet), ok(loud));
+    let deepseek = run("gpt2-2k-deepseek.tokenizer.json", true);
+    assert_eq!(stderr(&deepseek), "");
+    ok(deepseek);
+}

@@ -86,6 +86,9 @@ pub struct EncodeMeasurement {
     pub warmup_ns: u64,
     /// The timed passes, in nanoseconds each.
     pub samples_ns: Vec<u64>,
+    /// The model's pre-tokenizer regexes that run on the regex engine
+    /// ([`Tokenizer::regex_fallbacks`]): a slower path, said beside the table.
+    pub regex_fallbacks: Vec<String>,
 }
 
 /// Contiguous ranges of `texts`, one per part, of about equal bytes (fewer parts than asked
@@ -167,6 +170,7 @@ pub fn measure_model(
                 ids_sha256: digest(&lens, &ids),
                 warmup_ns,
                 samples_ns,
+                regex_fallbacks: tokenizers[0].1.regex_fallbacks(),
             });
         }
         Ok(out)

@@ -161,7 +161,28 @@ pub fn render(rows: &[BenchRow]) -> String {
         ]);
         last = Some((&row.model, m.threads));
     }
-    table.render()
+    let mut out = table.render();
+    out.push_str(&slow_path_notes(rows));
+    out
+}
+
+/// A line per model and regex that runs on the regex engine, once each: a slower path is
+/// never taken silently.
+fn slow_path_notes(rows: &[BenchRow]) -> String {
+    let mut out = String::new();
+    let mut said: Vec<(&str, &str)> = Vec::new();
+    for row in rows {
+        for source in &row.measurement.regex_fallbacks {
+            if !said.contains(&(row.model.as_str(), source.as_str())) {
+                said.push((&row.model, source));
+                out.push_str(&format!(
+                    "note: {}: the pre-tokenizer regex {source:?} has no hand-written scanner; it runs on the regex engine, several times slower\n",
+                    row.model
+                ));
+            }
+        }
+    }
+    out
 }
 
 /// The last line: whether every row's ids equal scalar's, naming those that do not.

@@ -405,6 +405,7 @@ fn run_model(path: &Path, args: &AlignArgs) -> CliResult {
     let model_args = ModelArgs {
         model: path.to_path_buf(),
         tier: args.tier,
+        verbose: false,
     };
     let tokenizer = model::load(&model_args, Some(&args.options))?;
     let workers = Workers::new(args.run.threads)?;

@@ -17,6 +17,10 @@ pub struct ModelArgs {
     /// best the CPU supports.
     #[arg(long, value_name = "TIER")]
     pub tier: Option<TierRequest>,
+    /// Say on stderr which slower paths the model takes (a pre-tokenizer regex that no
+    /// hand-written scanner implements runs on the regex engine).
+    #[arg(long)]
+    pub verbose: bool,
 }
 
 /// Options that change how a model encodes; each is refused where it would change nothing or

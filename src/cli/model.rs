@@ -29,6 +29,13 @@ pub fn load(args: &ModelArgs, options: Option<&EncodeOptions>) -> CliResult<Toke
         None => Kernels::active().map_err(Error::from),
     }
     .and_then(|kernels| Tokenizer::from_file_with_options(&args.model, kernels, &load_options));
+    if args.verbose
+        && let Ok(tokenizer) = &loaded
+    {
+        for note in slow_paths(tokenizer) {
+            eprintln!("simdtok: {}: {note}", args.model.display());
+        }
+    }
     loaded.map_err(|e| match e {
         // An option the model cannot honour is a usage error.
         Error::Option { .. } => Failure::usage(e),
@@ -38,6 +45,19 @@ pub fn load(args: &ModelArgs, options: Option<&EncodeOptions>) -> CliResult<Toke
         Error::Tier(e) => Failure::usage(e),
         other => Failure::runtime(other),
     })
+}
+
+/// What `--verbose` says of the slower paths a model takes, one line each.
+pub fn slow_paths(tokenizer: &Tokenizer) -> Vec<String> {
+    tokenizer
+        .regex_fallbacks()
+        .into_iter()
+        .map(|source| {
+            format!(
+                "the pre-tokenizer regex {source:?} has no hand-written scanner: it runs on the regex engine (fancy-regex), several times slower"
+            )
+        })
+        .collect()
 }
 
 /// The kind of the model file, detected as the library does (its first 4 KiB and its name).

@@ -17,7 +17,7 @@ use crate::normalize::hf::{Pattern, Step};
 use crate::options::LoadOptions;
 use crate::pipeline::added_tokens::AddedTokens;
 use crate::pipeline::hf_spm_bpe::{
-    AsciiPairs, DecodeStep, HfSpmBpe, HfSpmBpeParts, NO_BYTE, SPACE, SPACE_UTF8,
+    AsciiPairs, DecodeStep, HfSpmBpe, HfSpmBpeParts, NO_BYTE, SPACE_UTF8, SpaceCuts,
 };
 use crate::pretokenize::Splitter;
 use crate::pretokenize::chain::{Behavior, Chain, Matcher, Stage};
@@ -297,18 +297,9 @@ pub fn from_tokenizer_json(
         None => None,
     };
     let token_strings = token_strings(&m.vocab, &added);
-    // No merge can cross the start of a `▁` that follows another character when no entry
-    // has one there (a merge's result is always an entry), and when `▁` itself is an entry
-    // (so that unknowns never fuse across the cut).
-    let cut_at_spaces = ids.contains_key("\u{2581}")
-        && !m.vocab.iter().any(|(t, _)| {
-            let mut prev: Option<char> = None;
-            t.chars().any(|c| {
-                let crosses = c == SPACE && prev.is_some_and(|p| p != SPACE);
-                prev = Some(c);
-                crosses
-            })
-        });
+    // Where no merge can cross the start of a `▁` that follows another character (see
+    // `SpaceCuts`).
+    let space_cuts = SpaceCuts::of(m.vocab.iter().map(|(t, _)| t.as_str()));
     // Safe cuts ([`SafeCuts`]) assume every symbol that merges is a substring of the text and
     // every character yields a symbol: so byte-fallback and unknown tokens must be in no
     // merge, unknowns must not fuse (a cut would split a fused run), and no character may be
@@ -347,7 +338,7 @@ pub fn from_tokenizer_json(
         special_suffix: template.suffix,
         decoder,
         token_strings,
-        cut_at_spaces,
+        space_cuts,
         split_at_spaces,
         pre_split,
         splits_allow_cuts,

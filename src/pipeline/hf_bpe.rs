@@ -491,6 +491,17 @@ impl PipelineInfo for HfBpe {
     fn added_suffix_len(&self) -> usize {
         self.template.suffix_len()
     }
+
+    fn regex_fallbacks(&self) -> Vec<String> {
+        match &self.parts.pre_tokenizer {
+            PreTokenizer::Single { splitter, .. } => splitter
+                .fallback_regex()
+                .into_iter()
+                .map(str::to_owned)
+                .collect(),
+            PreTokenizer::Chain(chain) => chain.fallback_regexes().map(str::to_owned).collect(),
+        }
+    }
 }
 
 impl Pipeline for HfBpe {

@@ -65,8 +65,9 @@ pub struct HfSpmBpeParts {
     pub decoder: Vec<DecodeStep>,
     /// The string of each id.
     pub token_strings: Vec<Option<Box<str>>>,
-    /// See `HfSpmBpe::encode_text`.
-    pub cut_at_spaces: bool,
+    /// Where words may start at a `▁` that follows another character (see
+    /// `HfSpmBpe::encode_piece`); `None`: nowhere but where the pre-tokenizer splits.
+    pub space_cuts: Option<SpaceCuts>,
     /// Each `▁` (but at the start) begins a new pre-token.
     pub split_at_spaces: bool,
     /// The `Split` pre-tokenizers: they cut the normalized text into pieces, each encoded on its
@@ -97,9 +98,9 @@ pub struct HfSpmBpe {
     template: Template,
     decoder: Vec<DecodeStep>,
     token_strings: Vec<Option<Box<str>>>,
-    /// Whether the text may be cut into words before each `▁` that follows another character
-    /// (see [`HfSpmBpe::encode_text`]).
-    cut_at_spaces: bool,
+    /// Where the text may be cut into words before a `▁` that follows another character (see
+    /// [`HfSpmBpe::encode_piece`]).
+    space_cuts: Option<SpaceCuts>,
     /// Each `▁` (but at the start) begins a new pre-token: the `Metaspace` pre-tokenizer's
     /// `split`.
     split_at_spaces: bool,
@@ -169,7 +170,7 @@ impl HfSpmBpe {
             special_suffix,
             decoder,
             token_strings,
-            cut_at_spaces,
+            space_cuts,
             split_at_spaces,
             pre_split,
             splits_allow_cuts,
@@ -177,13 +178,20 @@ impl HfSpmBpe {
             ascii_pairs,
             ignore_merges,
         } = parts;
-        let part_cuts = PartCuts::new(
-            &normalizer,
-            &added,
-            (pre_split.is_none() || splits_allow_cuts)
-                && !ignore_merges
-                && (cut_at_spaces || split_at_spaces),
-        );
+        // Without the `Metaspace` split, a part may start only where a word may.
+        let word_starts = match (split_at_spaces, &space_cuts) {
+            (true, _) => Some(SpaceCuts::EVERYWHERE),
+            (false, Some(cuts)) => Some(cuts.clone()),
+            (false, None) => None,
+        };
+        let part_cuts = word_starts.and_then(|word_starts| {
+            PartCuts::new(
+                &normalizer,
+                &added,
+                &word_starts,
+                (pre_split.is_none() || splits_allow_cuts) && !ignore_merges,
+            )
+        });
         HfSpmBpe {
             part_cuts,
             bpe,
@@ -194,7 +202,7 @@ impl HfSpmBpe {
             template: Template::new(&special_prefix, &special_suffix, add_special_tokens),
             decoder,
             token_strings,
-            cut_at_spaces,
+            space_cuts,
             split_at_spaces,
             pre_split,
             cuts,
@@ -295,10 +303,11 @@ impl HfSpmBpe {
     }
 
     /// Encodes one pre-token of normalized text (`spans`: its bytes' input spans, or none without
-    /// offsets). When allowed, it is cut into words before every `▁` that follows another
-    /// character, and each word is encoded on its own (short ones through the per-thread cache):
-    /// the same tokens, since no merge can cross such a cut. With a `Metaspace` pre-tokenizer
-    /// that splits, every `▁` but a leading one starts a pre-token: the reference's own cut.
+    /// offsets). When allowed ([`SpaceCuts`]), it is cut into words before a `▁` that follows
+    /// another character, and each word is encoded on its own (short ones through the
+    /// per-thread cache): the same tokens, since no merge can cross such a cut. With a
+    /// `Metaspace` pre-tokenizer that splits, every `▁` but a leading one starts a pre-token:
+    /// the reference's own cut.
     fn encode_piece<S: Sink>(
         &self,
         bytes: &[u8],
@@ -341,10 +350,10 @@ impl HfSpmBpe {
                             cut(i, &mut start, scratch, sink);
                         }
                         i += 1;
-                    } else if (self.cut_at_spaces || self.split_at_spaces)
+                    } else if (self.space_cuts.is_some() || self.split_at_spaces)
                         && bytes[i..].starts_with(space)
                     {
-                        if i > after_space || (self.split_at_spaces && i > 0) {
+                        if self.word_starts_at(bytes, i, after_space) {
                             cut(i, &mut start, scratch, sink);
                         }
                         i += space.len();
@@ -354,7 +363,7 @@ impl HfSpmBpe {
                     }
                 }
             }
-            None if self.cut_at_spaces || self.split_at_spaces => {
+            None if self.space_cuts.is_some() || self.split_at_spaces => {
                 // Each `▁` (its first byte found with memchr, then the other two compared)
                 // that follows a character other than `▁` starts a word (with `split`, each
                 // `▁` but a leading one).
@@ -362,7 +371,7 @@ impl HfSpmBpe {
                 let mut after_space = 0; // the end of the last `▁` seen
                 for i in memchr::memchr_iter(space[0], bytes) {
                     if bytes[i..].starts_with(space) {
-                        if i > after_space || (self.split_at_spaces && i > 0) {
+                        if self.word_starts_at(bytes, i, after_space) {
                             cut(i, &mut start, scratch, sink);
                         }
                         after_space = i + space.len();
@@ -374,6 +383,19 @@ impl HfSpmBpe {
         if start < bytes.len() {
             self.encode_word(&bytes[start..], spans_of(start, bytes.len()), scratch, sink);
         }
+    }
+
+    /// Whether a word starts at the `▁` at `i` of `bytes`, the last `▁` before it ending at
+    /// `after_space`: the `Metaspace` split's cut (any `▁` but a leading one), or one that
+    /// follows another character where [`SpaceCuts`] allows it.
+    #[inline]
+    fn word_starts_at(&self, bytes: &[u8], i: usize, after_space: usize) -> bool {
+        (self.split_at_spaces && i > 0)
+            || (i > after_space
+                && self
+                    .space_cuts
+                    .as_ref()
+                    .is_some_and(|cuts| cuts.allows_after(bytes[i - 1])))
     }
 
     /// Encodes one word of normalized text; `spans` are its bytes' input spans.
@@ -571,6 +593,50 @@ impl HfSpmBpe {
     }
 }
 
+/// Where a word may start at a `▁` that follows another character: after any byte but those
+/// that end the character before a `▁` inside some entry (Gemma 3 has one such entry, `>▁</`).
+///
+/// Proof. A merge makes an entry, so a merge that crosses a `▁` at `p` (the character before it
+/// not `▁`) makes an entry holding that character then `▁`, and the text's byte before `p` is
+/// the byte before that `▁` in the entry: one of the blocked bytes. After any other byte no merge
+/// crosses `p`, and the reference's merges on either side go as they would apart (each side's
+/// lowest rank first, the leftmost of equal ranks; no pair spans `p`). `▁` must be an entry
+/// itself, so that no run of unknowns fuses across `p` either.
+#[derive(Clone, Debug)]
+pub struct SpaceCuts {
+    blocked: [bool; 256],
+}
+
+impl SpaceCuts {
+    /// Cuts before every `▁` (no entry holds one after another character).
+    const EVERYWHERE: SpaceCuts = SpaceCuts {
+        blocked: [false; 256],
+    };
+
+    /// The cuts of a vocabulary of `entries`; `None` when `▁` is not an entry.
+    pub fn of<'a>(entries: impl Iterator<Item = &'a str>) -> Option<SpaceCuts> {
+        let mut blocked = [false; 256];
+        let mut has_space = false;
+        for t in entries {
+            has_space |= t == SPACE_UTF8;
+            let mut prev: Option<char> = None;
+            for (i, c) in t.char_indices() {
+                if c == SPACE && prev.is_some_and(|p| p != SPACE) {
+                    blocked[t.as_bytes()[i - 1] as usize] = true;
+                }
+                prev = Some(c);
+            }
+        }
+        has_space.then_some(SpaceCuts { blocked })
+    }
+
+    /// Whether a word may start at a `▁` after the byte `b` (the last of another character).
+    #[inline]
+    pub fn allows_after(&self, b: u8) -> bool {
+        !self.blocked[b as usize]
+    }
+}
+
 /// A set of pairs of ASCII bytes.
 #[derive(Debug)]
 pub struct AsciiPairs(Box<[u64; 256]>);
@@ -679,6 +745,13 @@ impl PipelineInfo for HfSpmBpe {
         self.kernels()
     }
 
+    fn regex_fallbacks(&self) -> Vec<String> {
+        self.pre_split
+            .iter()
+            .flat_map(|chain| chain.fallback_regexes().map(str::to_owned))
+            .collect()
+    }
+
     /// No safe cuts: `Prepend("▁")` (Llama 2) and the `Metaspace` prefix put a `▁` before each text,
     /// which `T` has not at `p` (a cut before a space would not help `Prepend`, which adds one
     /// even before a `▁`), and with no pre-tokenizer the BPE runs over the whole normalized
@@ -701,10 +774,11 @@ impl PipelineInfo for HfSpmBpe {
 
 /// Where a text `T` may be cut into parts that continue it, for a pipeline whose `Split`
 /// pre-tokenizers (if any) split on strings that hold no `▁` after their first character, with
-/// no `ignore_merges`, and words cut before every `▁` that follows another character
-/// (`cut_at_spaces` or the `Metaspace` split): at `p` where `T[p]` is a space, `T[p - 1]` an
-/// ASCII graphic character that normalizes to no `▁`, and the added tokens' matches provably do
-/// not reach across `p` (`cuts::AddedGuard`). The template's tokens go before the first part
+/// no `ignore_merges`, and words cut before a `▁` that follows another character
+/// ([`SpaceCuts`] or the `Metaspace` split): at `p` where `T[p]` is a space, `T[p - 1]` an
+/// ASCII graphic character that normalizes to no `▁` and to a last byte after which a word may
+/// start there, and the added tokens' matches provably do not reach across `p`
+/// (`cuts::AddedGuard`). The template's tokens go before the first part
 /// and after the last.
 ///
 /// Proof. The added tokens split `T` as they split the parts, the text segment around `p` in
@@ -735,10 +809,15 @@ struct PartCuts {
 }
 
 impl PartCuts {
-    /// The cuts of a pipeline with `normalizer` and `added` tokens; `None` unless `allowed`
-    /// (the model's conditions), the normalizer acts on characters alone but for its prefix,
-    /// and it makes a space a `▁`.
-    fn new(normalizer: &Normalizer, added: &AddedTokens, allowed: bool) -> Option<PartCuts> {
+    /// The cuts of a pipeline with `normalizer` and `added` tokens whose words start at a `▁`
+    /// where `word_starts` allows; `None` unless `allowed` (the model's conditions), the
+    /// normalizer acts on characters alone but for its prefix, and it makes a space a `▁`.
+    fn new(
+        normalizer: &Normalizer,
+        added: &AddedTokens,
+        word_starts: &SpaceCuts,
+        allowed: bool,
+    ) -> Option<PartCuts> {
         if !allowed || !normalizer.continues_before_ascii() {
             return None;
         }
@@ -756,7 +835,11 @@ impl PartCuts {
         let mut before = [false; 128];
         for b in 0..128u8 {
             let n = normalized(b as char);
-            before[b as usize] = b.is_ascii_graphic() && !n.is_empty() && !n.contains('\u{2581}');
+            before[b as usize] = b.is_ascii_graphic()
+                && n.as_bytes()
+                    .last()
+                    .is_some_and(|&l| word_starts.allows_after(l))
+                && !n.contains('\u{2581}');
         }
         Some(PartCuts {
             added: AddedGuard::new(added.tokens()),
@@ -876,6 +959,59 @@ mod tests {
                         x ^= x >> 17;
                         x ^= x << 5;
                         ['a', 'b', 'c', 'x', ' '][x as usize % 5]
+                    })
+                    .collect();
+                cut.encode_into(&text, &mut a, false);
+                whole.encode_into(&text, &mut b, false);
+                assert_eq!((&a.ids, &a.offsets), (&b.ids, &b.offsets), "{text:?}");
+            }
+        }
+    }
+
+    /// A model in Gemma 3's manner: one entry, `>▁<`, holds a `▁` after another character, and
+    /// merges chain across the spaces (`▁▁`, `a▁`-free). Cut before every `▁` but after `>`, or
+    /// (`cuts: false`) never.
+    fn crossing(cuts: bool) -> HfSpmBpe {
+        let json = r#"{
+            "normalizer": {"type": "Replace", "pattern": {"String": " "}, "content": "▁"},
+            "pre_tokenizer": null, "decoder": null, "post_processor": null,
+            "added_tokens": [],
+            "model": {"type": "BPE", "byte_fallback": false, "fuse_unk": false,
+                "unk_token": "<unk>",
+                "vocab": {"<unk>": 0, "▁": 1, "a": 2, ">": 3, "<": 4, "▁▁": 5, "▁a": 6,
+                    ">▁": 7, ">▁<": 8, "▁<": 9, "aa": 10, "▁aa": 11, "▁▁a": 12},
+                "merges": [["▁", "▁"], [">", "▁"], ["▁", "a"], [">▁", "<"], ["▁", "<"],
+                    ["a", "a"], ["▁", "aa"], ["▁▁", "a"]]}
+        }"#;
+        let json = TokenizerJson::parse(json.as_bytes()).unwrap();
+        let mut m = from_tokenizer_json(&json, &LoadOptions::default(), Kernels::scalar()).unwrap();
+        let space_cuts = m.space_cuts.as_ref().expect("`▁` is an entry");
+        assert!(!space_cuts.allows_after(b'>') && space_cuts.allows_after(b'a'));
+        assert!(space_cuts.allows_after(b'<'));
+        if !cuts {
+            m.space_cuts = None;
+        }
+        m
+    }
+
+    #[test]
+    fn words_start_at_spaces_but_where_an_entry_crosses_them() {
+        let (cut, whole) = (crossing(true), crossing(false));
+        let mut ids = Vec::new();
+        cut.encode_ids_into("a > <", &mut ids);
+        // `>▁<` is made across the second space (no cut after `>`); the first parts `a` from
+        // the rest.
+        assert_eq!(ids, vec![2, 1, 8]);
+        let mut x = 987_654_321u32;
+        let (mut a, mut b) = (Encoding::default(), Encoding::default());
+        for len in 1..40 {
+            for _ in 0..60 {
+                let text: String = (0..len)
+                    .map(|_| {
+                        x ^= x << 13;
+                        x ^= x >> 17;
+                        x ^= x << 5;
+                        ['a', '>', '<', ' ', ' ', 'x'][x as usize % 6]
                     })
                     .collect();
                 cut.encode_into(&text, &mut a, false);

@@ -66,6 +66,12 @@ pub(crate) trait PipelineInfo: Send + Sync + Debug {
         false
     }
 
+    /// The pre-tokenizer regexes that run on the regex engine, no hand-written scanner
+    /// implementing them ([`crate::Tokenizer::regex_fallbacks`]); the default: none.
+    fn regex_fallbacks(&self) -> Vec<String> {
+        Vec::new()
+    }
+
     /// How many tokens the post-processor appends to every text (`[SEP]`, `</s>`): the last part
     /// of a cut text ends with them, with the offsets `(0, 0)` they have in the whole text's
     /// encoding.

@@ -59,6 +59,17 @@ pub struct Chain {
     stages: Vec<Stage>,
 }
 
+impl Chain {
+    /// The sources of the stages' regexes that run on the regex engine
+    /// ([`crate::pretokenize::Splitter::fallback_regex`]), in order.
+    pub fn fallback_regexes(&self) -> impl Iterator<Item = &str> {
+        self.stages.iter().filter_map(|s| match &s.matcher {
+            Matcher::Regex(splitter) => splitter.fallback_regex(),
+            Matcher::Numeric => None,
+        })
+    }
+}
+
 /// Buffers for [`Chain::pieces`].
 #[derive(Default, Debug)]
 pub struct Scratch {

@@ -307,6 +307,19 @@ impl Splitter {
         })
     }
 
+    /// The source of a fallback regex that costs more than a scan (one that runs on
+    /// `fancy-regex`, no scanner implementing it); `None` for a scanner, and for a regex of
+    /// literal strings (a `String` split pattern), which the regex engine finds with `memchr`.
+    pub fn fallback_regex(&self) -> Option<&str> {
+        match &self.inner {
+            Inner::Scan(_) => None,
+            Inner::Regex(re) => match Shape::of(re.as_str()) {
+                Some(Shape::Words(_)) => None,
+                _ => Some(re.as_str()),
+            },
+        }
+    }
+
     /// The pattern of a scanner, `None` for a fallback regex.
     pub fn pattern(&self) -> Option<Pattern> {
         match &self.inner {
