@@ -337,21 +337,12 @@ impl MergesBpe {
         if self.ignore_merges || self.affixed.is_some() {
             return;
         }
-        let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
-        let per = self.tokens.len().div_ceil(threads).max(1);
-        std::thread::scope(|scope| {
-            for (chunk, tokens) in self.tokens.chunks(per).enumerate() {
-                scope.spawn(move || {
-                    let mut scratch = MergeScratch::default();
-                    for (i, bytes) in tokens.iter().enumerate() {
-                        if let Some(bytes) = bytes {
-                            let id = (chunk * per + i) as u32;
-                            self.merges_to_itself(id, bytes, &mut scratch);
-                        }
-                    }
-                });
-            }
-        });
+        self.self_merges
+            .learn_all(|id, scratch: &mut MergeScratch| {
+                if let Some(bytes) = self.token_bytes(id) {
+                    self.merges_to_itself(id, bytes, scratch);
+                }
+            });
     }
 
     /// One past the largest id.

@@ -42,6 +42,26 @@ impl SelfMerges {
         }
     }
 
+    /// Calls `learn(id, scratch)` for every id now (it asks [`SelfMerges::get`] or
+    /// [`SelfMerges::check`]), over up to four threads with a scratch each: on text never seen
+    /// before, a first sight of a piece that is a token then costs no merge.
+    pub fn learn_all<S: Default>(&self, learn: impl Fn(u32, &mut S) + Sync) {
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
+        let per = self.0.len().div_ceil(threads).max(1);
+        let learn = &learn;
+        std::thread::scope(|scope| {
+            for start in (0..self.0.len()).step_by(per) {
+                let end = (start + per).min(self.0.len());
+                scope.spawn(move || {
+                    let mut scratch = S::default();
+                    for id in start..end {
+                        learn(id as u32, &mut scratch);
+                    }
+                });
+            }
+        });
+    }
+
     /// [`SelfMerges::get`], computed by `merge` (a model's merging from single bytes).
     #[inline]
     pub fn check<S>(

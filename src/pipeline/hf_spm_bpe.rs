@@ -13,6 +13,7 @@ use crate::cache::segment as segment_cache;
 use crate::cache::word::{self as word_cache, Key, WordCache};
 use crate::models::merges_bpe::{MergeScratch, MergesBpe};
 use crate::models::safe_cuts::{CutBuffers, SafeCuts};
+use crate::models::self_merges::SelfMerges;
 use crate::models::token::PieceToken;
 use crate::models::token::WordToken;
 use crate::normalize::hf::{self, Normalizer};
@@ -115,6 +116,9 @@ pub struct HfSpmBpe {
     ascii_pairs: Option<AsciiPairs>,
     /// A whole text that is an entry is that entry (the model's `ignore_merges`).
     ignore_merges: bool,
+    /// Per entry: whether a word that is exactly the entry merges into it (learnt at load):
+    /// such a word seen for the first time costs a probe instead of a merge.
+    whole_entries: SelfMerges,
     cache_owner: usize,
     /// This tokenizer's segments in a thread's segment cache ([`CutBuffers::cached_segment`]).
     segment_model: usize,
@@ -192,7 +196,9 @@ impl HfSpmBpe {
                 (pre_split.is_none() || splits_allow_cuts) && !ignore_merges,
             )
         });
-        HfSpmBpe {
+        let whole_entries = SelfMerges::new(bpe.len());
+        let pipeline = HfSpmBpe {
+            whole_entries,
             part_cuts,
             bpe,
             normalizer,
@@ -211,7 +217,26 @@ impl HfSpmBpe {
             cache_owner: word_cache::new_owner(),
             segment_model: segment_cache::new_model_id(),
             kernels,
-        }
+        };
+        pipeline
+            .whole_entries
+            .learn_all(|id, merge: &mut MergeScratch| {
+                if let Some(bytes) = pipeline.bpe.token_bytes(id) {
+                    pipeline.merges_whole(id, bytes, merge);
+                }
+            });
+        pipeline
+    }
+
+    /// Whether the word `bytes`, entry `id`, merges into that entry.
+    fn merges_whole(&self, id: u32, bytes: &[u8], merge: &mut MergeScratch) -> bool {
+        self.whole_entries.get(id, || {
+            let mut tokens = Vec::with_capacity(4);
+            std::str::from_utf8(bytes).is_ok() && {
+                self.merge_chars(bytes, merge, &mut tokens);
+                tokens.len() == 1 && tokens[0].id == id
+            }
+        })
     }
 
     /// The kernels in use.
@@ -441,8 +466,19 @@ impl HfSpmBpe {
             ..
         } = scratch;
         tokens.clear();
-        match &self.cuts {
-            Some(cuts)
+        // A word that is an entry which merges into itself: that entry, with no merge.
+        let whole = self
+            .bpe
+            .bytes_id(word)
+            .filter(|&id| self.merges_whole(id, word, merge));
+        match (whole, &self.cuts) {
+            (Some(id), _) => {
+                tokens.push(PieceToken {
+                    id,
+                    len: word.len() as u32,
+                });
+            }
+            (None, Some(cuts))
                 if word.len() > CUT_ABOVE
                     && SafeCuts::has_candidate(word)
                     && !only_spaces_beyond_ascii(word) =>
