@@ -1157,14 +1157,17 @@ fn engine_text(engine: Engine, python: &[(PyEngine, PyStatus)], tier: &str) -> S
         Engine::Python(PyEngine::Gigatoken) => format!(
             "**Python**, `gigatoken` {}: `gigatoken.Tokenizer(tokenizer.json)`, or \
              `Tokenizer.from_tiktoken(rank file)` on the rank-file rows; `encode(chunk)` (a \
-             numpy `uint32` array; it has no option to add special tokens)",
+             numpy `uint32` array; it has no option to add special tokens). numpy, which it \
+             imports at its first encode, is imported before the clock starts",
             py_version(PyEngine::Gigatoken)
         ),
         Engine::Python(PyEngine::Fastokens) => format!(
             "**Python**, `fastokens` {}: `fastokens.Tokenizer.from_file(tokenizer.json)`, or \
              `Tokenizer.from_tiktoken(rank file, encoding=NAME)` on the rank-file rows (it \
              cannot load `gpt35turbo.tokenizer.json`: `unsupported model type: Other`); \
-             `encode(chunk, add_special_tokens=False).ids` (a list of int)",
+             `encode(chunk, add_special_tokens=False).ids` (a list of int). Its first encode \
+             on a new instance takes 50 to 100 ms (set-up inside the library): that is in its \
+             cold figure",
             py_version(PyEngine::Fastokens)
         ),
     }
