@@ -543,7 +543,14 @@ fn call_driver(args: &[&std::ffi::OsStr]) -> Result<serde_json::Value, String> {
 
 /// The installed version of a Python engine and of Python, or why it cannot run.
 fn python_version(engine: &str) -> Result<(String, String), String> {
-    let v = call_driver(&["--version".as_ref(), engine.as_ref()])?;
+    let v =
+        call_driver(&["--version".as_ref(), engine.as_ref()]).map_err(|e| match PYTHON_VERSIONS
+            .iter()
+            .find(|(k, _)| *k == engine)
+        {
+            Some((k, v)) => format!("{e} (`pip install {k}=={v}`, or set BENCH_PEERS_PYTHON)"),
+            None => e,
+        })?;
     Ok((
         v["version"].as_str().unwrap_or("?").to_owned(),
         v["python"].as_str().unwrap_or("?").to_owned(),
@@ -1330,6 +1337,7 @@ fn report(
                         .and_then(|(_, o)| summarize(o));
                     let why = match simdtok {
                         Some(Ok(s)) if s.same == Some(false) => "simdtok ≠: not ranked",
+                        Some(Ok(s)) if s.same.is_none() => "unverified: the reference gave no ids",
                         Some(Ok(_)) => "no correct peer",
                         _ => "simdtok did not run",
                     };
