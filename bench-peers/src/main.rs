@@ -3,7 +3,7 @@
 //! ratios, load time and memory, ids that differ from the reference's, the targets of the issues).
 //!
 //! ```text
-//! cargo run --release -p bench-peers -- [--family spm|wordpiece|bpe|all|train] [--quick]
+//! cargo run --release -p bench-peers -- [--family spm|wordpiece|bpe|all|train|tokbench] [--quick]
 //!     [--model NAME]... [--corpus NAME]... [--impls simdtok,spm-cpp,spm-crate,kitoken,tokie,...]
 //!     [--passes N] [--data DIR]
 //! ```
@@ -15,6 +15,7 @@ mod peers;
 mod pretok;
 mod python;
 mod report;
+mod tokbench;
 mod train;
 
 use std::ffi::OsStr;
@@ -57,14 +58,18 @@ const WP_REPEATS: [(&str, char); 2] = [("repeat-a", 'a'), ("repeat-中", '中')]
 const WP_WORDS: (&str, char, usize) = ("words-a99", 'a', 100);
 
 const USAGE: &str = "\
-usage: bench-peers [--family spm|wordpiece|bpe|all|train] [--quick] [--model NAME]...
+usage: bench-peers [--family spm|wordpiece|bpe|all|train|tokbench] [--quick] [--model NAME]...
                    [--corpus NAME]... [--impls LIST] [--passes N] [--first-runs N] [--data DIR]
+                   [--runs N] [--reps N] [--cache DIR] [--cpu N]
 
   --family F       spm (SentencePiece .model), wordpiece (BERT vocab.txt / tokenizer.json), bpe
                    (tiktoken rank files, GPT-2 encoder.json, BPE tokenizer.json) or all (default:
                    SentencePiece, then WordPiece, then BPE), or train: BPE training against
                    tokenizers' BpeTrainer on 1, 10, 100 MB of English (not part of all; --quick:
-                   1 and 10 MB; --passes N runs per cell, default 3)
+                   1 and 10 MB; --passes N runs per cell, default 3), or tokbench: Hugging
+                   Face tokbench's protocol (unseen ~10 kB chunks, one pinned CPU, ids hashed)
+                   on byte-level and SentencePiece-style BPE models x seven languages, with the
+                   Python peers gigatoken and fastokens (not part of all)
   --quick          3 passes, corpora cut to their first 256 KiB (the one-text inputs stay 1 MB,
                    BPE's en-20mb(-docs) stay 20 MB but have one first-pass run)
   --model NAME     only models whose name contains NAME (repeatable)
@@ -89,7 +94,17 @@ usage: bench-peers [--family spm|wordpiece|bpe|all|train] [--quick] [--model NAM
   --repeat-limit S skip an implementation on a one-text input when one pass is estimated (from 16
                    and 64 KiB prefixes) to take over S seconds (default 30, BPE 10; --quick: 5)
   --data DIR       shared data (default $SIMDTOK_SHARED_DATA, else ../shared/data beside the
-                   workspace)";
+                   workspace)
+  tokbench only:
+  --impls LIST     simdtok,tokenizers-1.0,tokenizers,tiktoken-rs,bpe-openai,kitoken,tokie,
+                   gigatoken,fastokens (default all but kitoken and tokie; simdtok and the
+                   references, tokenizers and tiktoken-rs, always run)
+  --runs N         times the whole matrix runs; the report gives per-cell medians (default 3)
+  --reps N         timed slices per cell, after the warm-up slice (default 5)
+  --cache DIR      where scripts/fetch-bench-models.sh and fetch-bench-corpora.sh put the models
+                   and corpora that shared data lacks (default $SIMDTOK_BENCH_CACHE, else
+                   $HOME/.cache/simdtok-bench)
+  --cpu N          the CPU to pin to (default: the one it starts on)";
 
 /// Which kinds of model `--family` selects.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -100,6 +115,8 @@ enum Families {
     All,
     /// BPE training (`train.rs`): a family of its own, not part of `All`.
     Train,
+    /// Hugging Face tokbench's protocol (`tokbench.rs`): not part of `All` either.
+    Tokbench,
 }
 
 impl Families {
@@ -109,7 +126,7 @@ impl Families {
             Families::Spm => family == Family::Spm,
             Families::WordPiece => family == Family::WordPiece,
             Families::Bpe => family == Family::Bpe,
-            Families::Train => false,
+            Families::Train | Families::Tokbench => false,
         }
     }
 }
@@ -146,6 +163,16 @@ struct Options {
     /// The same for BPE's one-text inputs (lower by default: many peers are quadratic there).
     bpe_repeat_limit_s: f64,
     loads: usize,
+    /// tokbench: the `--impls` keys as given (`None`: the default engines).
+    tokbench_impls: Option<Vec<String>>,
+    /// tokbench: times the whole matrix runs.
+    runs: usize,
+    /// tokbench: timed slices per cell.
+    reps: usize,
+    /// tokbench: the models and corpora fetched by scripts/fetch-bench-*.sh.
+    cache: PathBuf,
+    /// tokbench: the CPU to pin to (`None`: the one it starts on).
+    cpu: Option<usize>,
 }
 
 fn default_data() -> PathBuf {
@@ -174,6 +201,11 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Options, String>
         repeat_limit_s: 30.0,
         bpe_repeat_limit_s: 10.0,
         loads: 5,
+        tokbench_impls: None,
+        runs: tokbench::DEFAULT_RUNS,
+        reps: tokbench::DEFAULT_REPS,
+        cache: tokbench::default_cache(),
+        cpu: None,
     };
     let mut passes = None;
     let mut first_runs = None;
@@ -189,9 +221,10 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Options, String>
                     "bpe" => Families::Bpe,
                     "all" => Families::All,
                     "train" => Families::Train,
+                    "tokbench" => Families::Tokbench,
                     other => {
                         return Err(format!(
-                            "--family {other}: not spm, wordpiece, bpe, all or train"
+                            "--family {other}: not spm, wordpiece, bpe, all, train or tokbench"
                         ));
                     }
                 }
@@ -209,7 +242,17 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Options, String>
                     Impl::TiktokenRs,
                     Impl::Tokenizers,
                 ];
+                o.tokbench_impls = Some(
+                    list.split(',')
+                        .filter(|k| !k.is_empty())
+                        .map(str::to_owned)
+                        .collect(),
+                );
                 for key in list.split(',').filter(|k| !k.is_empty()) {
+                    // The Python peers of the tokbench protocol are no implementation here.
+                    if tokbench::PYTHON_KEYS.contains(&key) {
+                        continue;
+                    }
                     let imp = Impl::from_key(key).ok_or(format!("unknown implementation {key}"))?;
                     // `simdtok` also names both WordPiece columns of simdtok.
                     let wp: &[Impl] = if imp == Impl::Simdtok {
@@ -255,6 +298,27 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Options, String>
                 );
             }
             "--data" => o.data = PathBuf::from(value("--data")?),
+            "--cache" => o.cache = PathBuf::from(value("--cache")?),
+            "--runs" | "--reps" => {
+                let v = value(&arg)?;
+                let n = v
+                    .parse::<usize>()
+                    .ok()
+                    .filter(|&n| n > 0)
+                    .ok_or(format!("{arg} {v}: not a positive integer"))?;
+                if arg == "--runs" {
+                    o.runs = n;
+                } else {
+                    o.reps = n;
+                }
+            }
+            "--cpu" => {
+                let v = value("--cpu")?;
+                o.cpu = Some(
+                    v.parse::<usize>()
+                        .map_err(|_| format!("--cpu {v}: not a CPU number"))?,
+                );
+            }
             "--repeat-limit" => {
                 let v = value("--repeat-limit")?;
                 repeat_limit = Some(
@@ -488,6 +552,9 @@ fn main() -> ExitCode {
     };
     if opts.family == Families::Train {
         return train::main(&opts);
+    }
+    if opts.family == Families::Tokbench {
+        return tokbench::main(&opts);
     }
     match run(&opts) {
         Ok(report) => {
@@ -1858,5 +1925,39 @@ mod tests {
             [Impl::Tokenizers, Impl::SimdtokLinear, Impl::Tokie]
         );
         assert!(parse(&["--impls", "nope"]).is_err());
+    }
+
+    #[test]
+    fn tokbench_options() {
+        let o = parse(&["--family", "tokbench"]).unwrap();
+        assert_eq!(o.family, Families::Tokbench);
+        assert_eq!((o.runs, o.reps, o.cpu), (3, 5, None));
+        assert!(o.tokbench_impls.is_none());
+        // Not part of `all`, like training.
+        for f in [Family::Spm, Family::WordPiece, Family::Bpe] {
+            assert!(!Families::Tokbench.has(f));
+        }
+        let o = parse(&[
+            "--family",
+            "tokbench",
+            "--runs",
+            "1",
+            "--reps",
+            "3",
+            "--cpu",
+            "0",
+            "--cache",
+            "/c",
+            "--impls",
+            "gigatoken,kitoken",
+        ])
+        .unwrap();
+        assert_eq!((o.runs, o.reps, o.cpu), (1, 3, Some(0)));
+        assert_eq!(o.cache, Path::new("/c"));
+        assert_eq!(o.tokbench_impls.unwrap(), ["gigatoken", "kitoken"]);
+        // The Python engines are no implementation of the other families.
+        assert_eq!(o.bpe_impls.last(), Some(&Impl::Kitoken));
+        assert!(parse(&["--runs", "0"]).is_err());
+        assert!(parse(&["--cpu", "x"]).is_err());
     }
 }
