@@ -75,8 +75,8 @@ pub fn from_tokenizer_json(
     };
     let affixed = !affixes.prefix.is_empty() || !affixes.suffix.is_empty();
     let bpe = MergesBpe::with_affixes(vocab, merges, model.ignore_merges, affixes, kernels)?;
-    // A first sight of a piece that is a token then costs no merge (text never seen before).
-    bpe.learn_self_merges();
+    // What a first sight would otherwise build or learn (text never seen before).
+    bpe.prepare_first_sights();
     if !bpe.covers_every_byte() {
         return Err(if affixed {
             "a byte-level vocabulary must have a token for every byte, in every place in a word              (with the continuing_subword_prefix before it but first, the end_of_word_suffix              after it last)"

@@ -326,14 +326,20 @@ impl MergesBpe {
         })
     }
 
-    /// Learns now, for every token, whether its bytes merge back into it — otherwise learnt at
-    /// the token's first sight as a piece, at the cost of a merge. On text never seen before
-    /// that is most pieces' cost: a first sight of a piece that is a token then costs a table
-    /// probe and a byte load (Qwen 3, English first passes 70 → 106 MB/s). About 0.25 µs a
-    /// token on one core (Qwen 3's 151 643: 37 ms), spread over up to four threads. For
-    /// byte-level models whose pieces take the whole-token shortcut without `ignore_merges` or
-    /// affixes; with those, nothing asks.
-    pub fn learn_self_merges(&self) {
+    /// Prepares now what a first sight of a piece would otherwise build or learn, at the cost of
+    /// a merge or a build in the middle of encoding (text never seen before pays it on most
+    /// pieces; a fresh tokenizer's first texts paid every trie's build):
+    /// - the safe cuts' tries, every lead byte's ([`SafeCuts::build_tries`]): DeepSeek V3's
+    ///   first 130 kB of Chinese 3–4 → 11–20 MB/s; 35–45 ms of load;
+    /// - whether each token's bytes merge back into it, so that a piece that is a token costs a
+    ///   probe and a byte load (Qwen 3, English first sights 78 → 90 MB/s; about 0.25 µs a token
+    ///   on a core, Qwen 3's 151 643 in 37 ms). Only without `ignore_merges` or affixes: with
+    ///   those, nothing asks.
+    ///
+    /// Each is spread over up to four threads.
+    pub fn prepare_first_sights(&self) {
+        self.cuts
+            .build_tries(|id| self.token_bytes(id).unwrap_or_default());
         if self.ignore_merges || self.affixed.is_some() {
             return;
         }

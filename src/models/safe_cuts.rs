@@ -160,6 +160,28 @@ impl SafeCuts {
         self.pairs[bit / 64] & (1 << (bit % 64)) != 0
     }
 
+    /// Builds every lead byte's trie now (else each is built at the first piece that needs it),
+    /// over up to four threads, the largest tries first.
+    pub fn build_tries<'a>(&self, token: impl Fn(u32) -> &'a [u8] + Sync) {
+        let mut leads: Vec<u8> = (0..LEADS as u8)
+            .filter(|&l| !self.tokens[l as usize].is_empty())
+            .collect();
+        leads.sort_by_key(|&l| std::cmp::Reverse(self.tokens[l as usize].len()));
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        std::thread::scope(|scope| {
+            for _ in 0..threads.min(leads.len()) {
+                scope.spawn(|| {
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(&lead) = leads.get(i) else { break };
+                        self.trie(0xC0 + lead, &token);
+                    }
+                });
+            }
+        });
+    }
+
     /// The trie of the tokens holding a candidate pair that ends in `lead`.
     fn trie<'a>(&self, lead: u8, token: impl Fn(u32) -> &'a [u8]) -> Option<&DoubleArray> {
         let l = (lead - 0xC0) as usize;
@@ -352,6 +374,22 @@ mod tests {
         // 30 characters (90 bytes) that 日日 spans everywhere: the search gives up before 本.
         let long = "日".repeat(30) + "本本";
         assert_eq!(segments(&cuts, &long), vec![&long[..]]);
+    }
+
+    #[test]
+    fn tries_built_ahead_cut_as_tries_built_on_first_use() {
+        let vocab = [
+            "日本", "本語", "語の", "の", "日", "Жу", "уж", "ж", "é😀", "a",
+        ];
+        let (lazy, ahead) = (finder(&vocab), finder(&vocab));
+        ahead.0.build_tries(|id| &ahead.1[id as usize]);
+        let built = |cuts: &SafeCuts| cuts.tries.iter().filter(|t| t.get().is_some()).count();
+        let leads = lazy.0.tokens.iter().filter(|t| !t.is_empty()).count();
+        assert_eq!((built(&lazy.0), built(&ahead.0)), (0, leads));
+        for piece in ["日本語の日", "ののの日本", "Жужжу", "éé😀😀日ж", "日a本"]
+        {
+            assert_eq!(segments(&ahead, piece), segments(&lazy, piece), "{piece}");
+        }
     }
 
     #[test]

@@ -218,6 +218,11 @@ impl HfSpmBpe {
             segment_model: segment_cache::new_model_id(),
             kernels,
         };
+        // What a first sight would otherwise build or learn (text never seen before): the safe
+        // cuts' tries (else built at the first long word of each script) and the whole entries.
+        if let Some(cuts) = &pipeline.cuts {
+            cuts.build_tries(|id| pipeline.id_to_token(id).unwrap_or_default().as_bytes());
+        }
         pipeline
             .whole_entries
             .learn_all(|id, merge: &mut MergeScratch| {
