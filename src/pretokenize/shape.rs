@@ -16,7 +16,7 @@
 //! - groups are dropped (a split uses whole matches only), nested sequences and alternations
 //!   are flattened, `x{1}` is `x` and `x{0}` nothing;
 //! - a literal character is the class of that character (with `(?i)`, of its case folds);
-//! - a *finite* part — one built of small classes (at most [`SMALL_CLASS`] characters) by
+//! - a *finite* part — one built of small classes (at most 16 characters) by
 //!   sequence and alternation — is the ordered list of the strings it matches, in the order the
 //!   search tries them; later copies of a string are dropped (one that failed fails again);
 //! - consecutive branches of an alternation that are finite join into one list; a list none of
@@ -44,7 +44,7 @@ pub enum Shape {
     /// Matches the empty string.
     Empty,
     /// One character of these ranges (inclusive, sorted, disjoint, not adjacent), a class of
-    /// more than [`SMALL_CLASS`] characters.
+    /// more than 16 characters (`SMALL_CLASS`).
     Class(Vec<(char, char)>),
     /// A finite part, as the strings it matches.
     Words(Words),
