@@ -875,8 +875,9 @@ fn the_sentencepiece_families_have_part_cuts() {
     ] {
         assert!(found.contains(&label), "{label}: no part cuts ({found:?})");
     }
-    // Its entries hold `▁` after other characters (`e▁`): merges cross word starts.
-    assert!(!found.contains(&"kjv-spm-first"), "{found:?}");
+    // Its entries hold `▁` after 39 other characters (`e▁`, `t▁`): merges cross the word starts
+    // after those, but not after the others (`x▁`), where parts may start.
+    assert!(found.contains(&"kjv-spm-first"), "{found:?}");
     // Splits on regexes: no proof that no match reaches across a cut.
     for label in [
         "gemma-1k-seq",
@@ -990,7 +991,13 @@ fn sentencepiece_part_cuts_are_where_the_rules_say() {
     let prose = PROSE;
     for model in spm_models().filter(|m| !m.label.contains("(shared)") && !templated(m)) {
         let p = model.tok.last_part_cut(prose.as_bytes());
-        assert_eq!(p, prose.rfind(' '), "{}", model.label);
+        if model.label == "kjv-spm-first" {
+            // Its entries hold `▁` after `e`, `s`, `t`, … (see above): the last space after a
+            // character that ends no such entry is the one after `fox`.
+            assert_eq!(p, prose.find("fox ").map(|f| f + 3), "{}", model.label);
+        } else {
+            assert_eq!(p, prose.rfind(' '), "{}", model.label);
+        }
         // Windows from the lookback answer as the whole text does.
         let k = model.tok.part_cut_lookback();
         let bytes = prose.as_bytes();
