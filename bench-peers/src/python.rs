@@ -200,20 +200,7 @@ fn run_inner(
         .map(|a| a.iter().filter_map(|t| t.as_f64()).collect())
         .unwrap_or_default();
     let raw = std::fs::read(&ids_path).map_err(|e| format!("{}: {e}", ids_path.display()))?;
-    let words: Vec<u32> = raw
-        .chunks_exact(4)
-        .map(|c| u32::from_ne_bytes([c[0], c[1], c[2], c[3]]))
-        .collect();
-    let mut ids = Vec::with_capacity(texts.len());
-    let mut i = 0;
-    while i < words.len() {
-        let n = words[i] as usize;
-        let line = words
-            .get(i + 1..i + 1 + n)
-            .ok_or("truncated ids from Python")?;
-        ids.push(line.to_vec());
-        i += 1 + n;
-    }
+    let ids = counted_ids(&raw, u32::from_ne_bytes).ok_or("truncated ids from Python")?;
     if ids.len() != texts.len() {
         return Err(format!(
             "Python returned ids for {} of {} texts",
@@ -222,4 +209,21 @@ fn run_inner(
         ));
     }
     Ok(Outcome::Done { times, ids })
+}
+
+/// The ids a Python child wrote as `u32`s (read with `word`): per text, its count, then its ids.
+/// `None` when the last text is cut short.
+pub fn counted_ids(raw: &[u8], word: fn([u8; 4]) -> u32) -> Option<Vec<Vec<u32>>> {
+    let words: Vec<u32> = raw
+        .chunks_exact(4)
+        .map(|c| word([c[0], c[1], c[2], c[3]]))
+        .collect();
+    let mut texts = Vec::new();
+    let mut i = 0;
+    while i < words.len() {
+        let n = words[i] as usize;
+        texts.push(words.get(i + 1..i + 1 + n)?.to_vec());
+        i += 1 + n;
+    }
+    Some(texts)
 }

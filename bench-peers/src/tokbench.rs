@@ -629,21 +629,13 @@ fn run_python(
         }
     }
     let raw = std::fs::read(&ids_out).map_err(|e| format!("{}: {e}", ids_out.display()))?;
-    let words: Vec<u32> = raw
-        .chunks_exact(4)
-        .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-        .collect();
-    let mut ids = Vec::with_capacity(words.len());
+    let chunks = crate::python::counted_ids(&raw, u32::from_le_bytes)
+        .ok_or("the Python driver's ids are truncated")?;
+    let mut ids = Vec::with_capacity(raw.len() / 4);
     let mut starts = Vec::with_capacity(corpus.chunks.len() + 1);
-    let mut i = 0;
-    while i < words.len() {
-        let n = words[i] as usize;
-        let chunk = words
-            .get(i + 1..i + 1 + n)
-            .ok_or("the Python driver's ids are truncated")?;
+    for chunk in &chunks {
         starts.push(ids.len());
         ids.extend_from_slice(chunk);
-        i += 1 + n;
     }
     starts.push(ids.len());
     if starts.len() != corpus.chunks.len() + 1 {
