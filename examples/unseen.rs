@@ -6,7 +6,11 @@
 //! comparison: `bench-peers` runs the peers on the same chunks.
 //!
 //! cargo run --release --example unseen -- MODEL CORPUS [CORPUS…]
-//! (environment: REPS=5, CHUNK=10000, LIMIT=bytes of each corpus to use)
+//! (environment: REPS=5, CHUNK=10000, LIMIT=bytes of each corpus to use, CACHE_BUDGET=a size
+//! such as 1MiB (`LoadOptions::cache_budget`), FRESH=passes over the
+//! timed slices after the measurement, each in a new thread so its caches start empty: a longer
+//! profile of first sights after one load, its tables warm; with WARM set, as many passes again
+//! on one thread, its caches warm: the hit path's speed beside the first sights')
 
 use std::time::Instant;
 
@@ -49,8 +53,17 @@ fn main() {
     let reps = env_usize("REPS", 5);
     let chunk = env_usize("CHUNK", 10_000);
     let limit = env_usize("LIMIT", usize::MAX);
+    let fresh = env_usize("FRESH", 0);
     let start = Instant::now();
-    let tok = simdtok::Tokenizer::from_file(model).expect("model loads");
+    let options = simdtok::LoadOptions {
+        cache_budget: std::env::var("CACHE_BUDGET")
+            .map_or(Ok(simdtok::CacheBudget::DEFAULT), |b| b.parse())
+            .expect("CACHE_BUDGET: a size"),
+        ..Default::default()
+    };
+    let kernels = simdtok::kernels::Kernels::active().expect("a tier");
+    let tok =
+        simdtok::Tokenizer::from_file_with_options(model, kernels, &options).expect("model loads");
     eprintln!("load {:.3} s", start.elapsed().as_secs_f64());
     for corpus in corpora {
         let mut text = std::fs::read_to_string(corpus).expect("corpus is UTF-8");
@@ -80,9 +93,41 @@ fn main() {
         timed.sort_by(f64::total_cmp);
         let slices: Vec<String> = rates[1..].iter().map(|r| format!("{r:.1}")).collect();
         println!(
-            "{corpus}: cold {cold:.1} MB/s, median {:.1} MB/s (slices {}), hash {hash:016x}",
+            "{corpus}: cold {cold:.1} MB/s, median {:.1} MB/s (slices {}), hash {hash:016x}, \
+             caches {:.2} MiB",
             timed[timed.len() / 2],
-            slices.join(" ")
+            slices.join(" "),
+            simdtok::cache::budget::held_on_this_thread() as f64 / (1 << 20) as f64
         );
+        if fresh > 0 {
+            let timed: Vec<&str> = all.iter().skip(per).take(per * reps).copied().collect();
+            let bytes: usize = timed.iter().map(|c| c.len()).sum();
+            let t = Instant::now();
+            for _ in 0..fresh {
+                std::thread::scope(|s| {
+                    s.spawn(|| {
+                        let mut ids = Vec::new();
+                        for c in &timed {
+                            ids.clear();
+                            tok.encode_ids_append(c, &mut ids);
+                        }
+                    });
+                });
+            }
+            let rate = (bytes * fresh) as f64 / t.elapsed().as_secs_f64() / 1e6;
+            println!("{corpus}: {fresh} passes with empty caches, {rate:.1} MB/s");
+            if std::env::var("WARM").is_ok() {
+                let mut ids = Vec::new();
+                let t = Instant::now();
+                for _ in 0..fresh {
+                    for c in &timed {
+                        ids.clear();
+                        tok.encode_ids_append(c, &mut ids);
+                    }
+                }
+                let rate = (bytes * fresh) as f64 / t.elapsed().as_secs_f64() / 1e6;
+                println!("{corpus}: {fresh} passes warm, {rate:.1} MB/s");
+            }
+        }
     }
 }

@@ -28,6 +28,6 @@ pub mod train;
 pub use encoding::Encoding;
 pub use error::{Error, Result};
 pub use load::detect::ModelKind;
-pub use options::{LoadOptions, TiktokenEncoding, WordPieceAlgorithm};
+pub use options::{CacheBudget, LoadOptions, TiktokenEncoding, WordPieceAlgorithm};
 pub use simdtok_kernels as kernels;
 pub use tokenizer::Tokenizer;

@@ -1,5 +1,6 @@
 //! How a model is loaded: the choices a caller can make beyond the file itself.
 
+pub use crate::cache::budget::CacheBudget;
 pub use crate::pipeline::tiktoken::Encodings as TiktokenEncoding;
 
 /// Which WordPiece encoder runs. Both give identical output; they differ in speed only.
@@ -59,4 +60,8 @@ pub struct LoadOptions {
     /// text, as `encode(text, allowed_special="all")`; by default none is, as with
     /// `encode_ordinary`. Refused for other kinds of model.
     pub allow_special: bool,
+    /// The most memory each thread's caches hold while this tokenizer encodes on it (default:
+    /// their tuned sizes, under 11 MiB for BPE and WordPiece, 22 MiB for unigram). A smaller
+    /// budget halves the caches' tables until they fit; the ids are the same under any budget.
+    pub cache_budget: CacheBudget,
 }

@@ -5,6 +5,7 @@ use std::path::Path;
 
 use simdtok_kernels::{Kernels, TierRequest};
 
+use crate::cache::budget::{self, CacheBudget};
 use crate::encoding::Encoding;
 use crate::error::{Error, Result};
 use crate::load;
@@ -15,6 +16,9 @@ use crate::pipeline::{AnyPipeline, CarrySource, PartCarry, PartPlace};
 #[derive(Debug)]
 pub struct Tokenizer {
     pipeline: Box<dyn AnyPipeline>,
+    /// The memory each thread's caches may hold while this tokenizer encodes on it
+    /// ([`LoadOptions::cache_budget`]).
+    cache_budget: CacheBudget,
 }
 
 impl Tokenizer {
@@ -43,6 +47,7 @@ impl Tokenizer {
     ) -> Result<Tokenizer> {
         Ok(Tokenizer {
             pipeline: load::open(path.as_ref(), kernels, options)?,
+            cache_budget: options.cache_budget,
         })
     }
 
@@ -56,13 +61,17 @@ impl Tokenizer {
     /// The token ids of `text` into a reused vector (cleared first): the fastest path, with no
     /// offsets or token strings.
     pub fn encode_ids_into(&self, text: &str, ids: &mut Vec<u32>) {
-        self.pipeline.encode_ids_into(text, ids)
+        budget::scoped(self.cache_budget, || {
+            self.pipeline.encode_ids_into(text, ids)
+        })
     }
 
     /// The token ids of `text` appended to `ids` (not cleared): many texts' ids gathered in one
     /// vector, as a batch encoder keeps them, without a copy per text.
     pub fn encode_ids_append(&self, text: &str, ids: &mut Vec<u32>) {
-        self.pipeline.encode_ids_append(text, ids)
+        budget::scoped(self.cache_budget, || {
+            self.pipeline.encode_ids_append(text, ids)
+        })
     }
 
     /// Ids, offsets and token strings of `text`.
@@ -74,7 +83,9 @@ impl Tokenizer {
 
     /// Encodes into a reused [`Encoding`] (cleared first); token strings only when `pieces`.
     pub fn encode_into(&self, text: &str, out: &mut Encoding, pieces: bool) {
-        self.pipeline.encode_into(text, out, pieces)
+        budget::scoped(self.cache_budget, || {
+            self.pipeline.encode_into(text, out, pieces)
+        })
     }
 
     /// The text of `ids`, as the reference library decodes it.
@@ -215,8 +226,10 @@ impl Tokenizer {
         out: &mut Encoding,
         pieces: bool,
     ) -> PartCarry {
-        self.pipeline
-            .encode_part_into(text, place, carry, out, pieces)
+        budget::scoped(self.cache_budget, || {
+            self.pipeline
+                .encode_part_into(text, place, carry, out, pieces)
+        })
     }
 
     /// [`Tokenizer::encode_ids_append`] of one part of a cut text (see
@@ -228,8 +241,21 @@ impl Tokenizer {
         carry: &mut dyn CarrySource,
         ids: &mut Vec<u32>,
     ) -> PartCarry {
-        self.pipeline
-            .encode_part_ids_append(text, place, carry, ids)
+        budget::scoped(self.cache_budget, || {
+            self.pipeline
+                .encode_part_ids_append(text, place, carry, ids)
+        })
+    }
+
+    /// The memory each thread's caches may hold while this tokenizer encodes on it.
+    pub fn cache_budget(&self) -> CacheBudget {
+        self.cache_budget
+    }
+
+    /// Sets [`Tokenizer::cache_budget`]: a thread's caches are rebuilt at that size the next
+    /// time this tokenizer encodes on it. The ids never depend on it; the speed does.
+    pub fn set_cache_budget(&mut self, budget: CacheBudget) {
+        self.cache_budget = budget;
     }
 
     /// The kernels (hence the tier) this tokenizer uses.

@@ -37,6 +37,18 @@ fn tiny_input(name: &str) -> PathBuf {
     path
 }
 
+/// The stdout of `simdtok` with `args` then `extra`, which must succeed.
+fn bench_ok(args: &[&str], extra: &[&str]) -> Vec<u8> {
+    let all: Vec<&str> = args.iter().chain(extra).copied().collect();
+    let out = simdtok(&all);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
 const MODELS: [&str; 3] = [
     "sentencepiece/botchan_en_unigram_1000.model",
     "wordpiece/bert-base-uncased.vocab.txt",
@@ -122,17 +134,10 @@ fn keeping_every_id_measures_the_same_ids_and_says_so() {
     let input = input.display().to_string();
     let model = data(MODELS[0]);
     let run = |extra: &[&str]| {
-        let mut args = vec![
+        let args = [
             "bench", "--passes", "2", "--model", &model, "--input", &input,
         ];
-        args.extend_from_slice(extra);
-        let out = simdtok(&args);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        out.stdout
+        bench_ok(&args, extra)
     };
     let json = |stdout: Vec<u8>| -> serde_json::Value {
         serde_json::from_slice(&stdout).expect("one JSON object")
@@ -176,4 +181,53 @@ fn bad_options_fail_clearly() {
 
     let zero = simdtok(&["bench", "--passes", "0"]);
     assert_eq!(zero.status.code(), Some(2));
+}
+
+/// `--cache-budget`: the same ids as the default sizes, the caches' bytes per thread in the
+/// table and the JSON (within the budget), the budget in the heading; a bad size is a usage
+/// error.
+#[test]
+fn a_cache_budget_keeps_the_ids_and_reports_what_the_caches_held() {
+    let input = tiny_input("budget.txt");
+    let input = input.display().to_string();
+    for model in MODELS.map(data) {
+        let run = |extra: &[&str]| {
+            let args = [
+                "bench",
+                "--passes",
+                "1",
+                "--threads",
+                "2",
+                "--model",
+                &model,
+                "--input",
+                &input,
+            ];
+            bench_ok(&args, extra)
+        };
+        let json = |stdout: Vec<u8>| -> serde_json::Value {
+            serde_json::from_slice(&stdout).expect("one JSON object")
+        };
+        let small = json(run(&["--json", "--cache-budget", "64KiB"]));
+        let full = json(run(&["--json"]));
+        assert_eq!(small["cache_budget"], 64 << 10);
+        assert_eq!(full["cache_budget"], serde_json::Value::Null);
+        for (s, f) in small["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .zip(full["rows"].as_array().unwrap())
+        {
+            assert_eq!(s["ids_sha256"], f["ids_sha256"], "{model}");
+            let held = s["cache_bytes_per_thread"].as_u64().unwrap();
+            assert!(held > 0 && held <= 64 << 10, "{model}: {held}");
+            assert!(f["cache_bytes_per_thread"].as_u64().unwrap() >= held);
+        }
+        let table = String::from_utf8(run(&["--cache-budget", "64KiB"])).unwrap();
+        assert!(table.contains("caches at most 64KiB a thread"), "{table}");
+        assert!(table.contains("cache/thread"), "{table}");
+    }
+    let bad = simdtok(&["bench", "--cache-budget", "lots", "--input", &input]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("cache budget 'lots'"));
 }

@@ -1189,3 +1189,50 @@ fn verbose_names_the_regexes_that_run_on_the_regex_engine() {
     assert_eq!(stderr(&deepseek), "");
     ok(deepseek);
 }
+
+/// `--cache-budget`: the ids of a tiny budget are the default's, on every family's committed
+/// model; a malformed size is a usage error naming it.
+#[test]
+fn a_cache_budget_never_changes_the_ids() {
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    let text = std::fs::read_to_string(data.join("corpus/udhr_scripts.txt")).unwrap();
+    // A quarter of it, in whole lines.
+    let end = text.as_bytes()[..text.len() / 4]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .unwrap()
+        + 1;
+    let input = &text.as_bytes()[..end];
+    for rel in [
+        "bpe/encoder.json",
+        "bpe/gemma-1k.tokenizer.json",
+        "sentencepiece/botchan_en_unigram_1000.model",
+        "sentencepiece/botchan_en_bpe_1000.model",
+        "wordpiece/bert-base-uncased.vocab.txt",
+    ] {
+        let model = data.join(rel).display().to_string();
+        let run = |budget: &str| {
+            ok(simdtok(
+                &[
+                    "encode",
+                    "--model",
+                    &model,
+                    "--cache-budget",
+                    budget,
+                    "--threads",
+                    "2",
+                ],
+                input,
+            ))
+        };
+        assert_eq!(run("0"), run("default"), "{rel}");
+        assert_eq!(run("16KiB"), run("default"), "{rel}");
+    }
+    let model = data.join("bpe/encoder.json").display().to_string();
+    let bad = simdtok(
+        &["encode", "--model", &model, "--cache-budget", "8 parsecs"],
+        b"x\n",
+    );
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(stderr(&bad).contains("8 parsecs"), "{}", stderr(&bad));
+}

@@ -23,6 +23,7 @@ class Tokenizer:
         pattern: str | None = None,
         allow_special: bool = False,
         wordpiece_algorithm: Literal["fast", "linear"] | None = None,
+        cache_budget: str | int | None = None,
     ) -> Tokenizer: ...
     @property
     def path(self) -> str: ...

@@ -59,8 +59,8 @@ def tokenize(
     under ``model`` (a null text gives null ids, an empty text an empty list).
 
     ``options`` are ``Tokenizer.from_file``'s (``tier``, ``lowercase``, ``add_special_tokens``,
-    ``pattern``, ``allow_special``, ``wordpiece_algorithm``). ``num_threads``: simdtok threads
-    per actor (default 1: Ray gives parallelism through actors; raise it with ``num_cpus``).
+    ``pattern``, ``allow_special``, ``wordpiece_algorithm``, ``cache_budget``). ``num_threads``:
+    simdtok threads per actor (default 1: Ray gives parallelism through actors; raise it with ``num_cpus``).
     ``concurrency``, ``num_cpus`` and ``batch_size`` go to ``map_batches``. With ``check`` (the
     default) the model is loaded once on the driver first, so a bad path or option raises here,
     not inside an actor.

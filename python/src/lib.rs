@@ -104,7 +104,8 @@ impl PyTokenizer {
     /// Loads a model file; the options are the CLI's (see `simdtok.Tokenizer.from_file`).
     #[staticmethod]
     #[pyo3(signature = (path, *, tier=None, lowercase=None, add_special_tokens=false,
-                        pattern=None, allow_special=false, wordpiece_algorithm=None))]
+                        pattern=None, allow_special=false, wordpiece_algorithm=None,
+                        cache_budget=None))]
     #[allow(clippy::too_many_arguments)]
     fn load(
         py: Python<'_>,
@@ -115,6 +116,7 @@ impl PyTokenizer {
         pattern: Option<&str>,
         allow_special: bool,
         wordpiece_algorithm: Option<&str>,
+        cache_budget: Option<&str>,
     ) -> PyResult<PyTokenizer> {
         let options = LoadOptions {
             lowercase,
@@ -125,6 +127,11 @@ impl PyTokenizer {
                 .map_err(PyValueError::new_err)?,
             tiktoken_encoding: pattern.map(self::pattern).transpose()?,
             allow_special,
+            cache_budget: cache_budget
+                .map(|b| b.parse::<simdtok::CacheBudget>())
+                .transpose()
+                .map_err(PyValueError::new_err)?
+                .unwrap_or_default(),
         };
         let kernels = match tier {
             Some(tier) => {

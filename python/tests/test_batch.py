@@ -175,3 +175,13 @@ def test_gil_released(tok):
         thread.join()
     assert elapsed > 0.02, "the batch was too short to tell"
     assert during > 1000, f"the other thread ran {during} times in {elapsed:.3f} s"
+
+
+@pytest.mark.parametrize("budget", [0, "16KiB", 1 << 20])
+def test_a_cache_budget_keeps_the_ids(want, budget):
+    small = simdtok.Tokenizer.from_file(MODEL, cache_budget=budget)
+    assert [small.encode(t) for t in TEXTS] == want
+    ids, _ = small.encode_batch(TEXTS, num_threads=2)
+    assert ids.tolist() == [i for row in want for i in row]
+    # Pickled with its budget (a Ray or Spark worker loads it so).
+    assert pickle.loads(pickle.dumps(small))._options["cache_budget"] == str(budget)

@@ -69,6 +69,7 @@ def test_malformed_model(tmp_path, name, content):
         (BERT, {"wordpiece_algorithm": "quadratic"}, "unknown WordPiece algorithm"),
         (SPM, {"tier": "sse9"}, "tier:"),
         (DATA / "bpe/encoder.json", {"pattern": "p99k"}, "unknown pattern"),
+        (SPM, {"cache_budget": "lots"}, "cache budget 'lots'"),
     ],
 )
 def test_options_refused(path, options, fragment):

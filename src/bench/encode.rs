@@ -14,7 +14,7 @@
 
 use std::ops::Range;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Barrier};
 use std::thread::{Scope, ScopedJoinHandle};
 use std::time::{Duration, Instant};
@@ -25,7 +25,8 @@ use simdtok_kernels::{Kernels, Tier};
 use super::corpus::{Corpus, ModelSpec};
 use super::error::BenchError;
 use super::inputs::hex;
-use crate::{LoadOptions, Tokenizer};
+use crate::cache::budget;
+use crate::{CacheBudget, LoadOptions, Tokenizer};
 
 /// How many timed passes each configuration gets.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -89,6 +90,8 @@ pub struct EncodeMeasurement {
     /// The model's pre-tokenizer regexes that run on the regex engine
     /// ([`Tokenizer::regex_fallbacks`]): a slower path, said beside the table.
     pub regex_fallbacks: Vec<String>,
+    /// The most bytes one worker's caches held after a pass ([`budget::held_on_this_thread`]).
+    pub cache_bytes_per_thread: u64,
 }
 
 /// Contiguous ranges of `texts`, one per part, of about equal bytes (fewer parts than asked
@@ -129,13 +132,17 @@ pub fn measure_model(
     threads: &[usize],
     plan: &PassPlan,
     pass_ids: PassIds,
+    cache_budget: CacheBudget,
 ) -> Result<Vec<EncodeMeasurement>, BenchError> {
     let mut tokenizers = Vec::new();
+    let options = LoadOptions {
+        cache_budget,
+        ..LoadOptions::default()
+    };
     for &tier in tiers {
         let kernels = Kernels::for_tier(tier)
             .ok_or_else(|| BenchError::Tier(format!("tier {tier} is not supported by this CPU")))?;
-        let tokenizer =
-            Tokenizer::from_file_with_options(&model.path, kernels, &LoadOptions::default())?;
+        let tokenizer = Tokenizer::from_file_with_options(&model.path, kernels, &options)?;
         tokenizers.push((tier, tokenizer));
     }
     let texts = corpus.texts();
@@ -149,14 +156,20 @@ pub fn measure_model(
         }
         let result = run_pools(&pools, plan, model);
         // Every pool is released, whatever happened, so the scope can join its threads.
+        let cache_bytes: Vec<u64> = pools
+            .iter()
+            .map(|p| p.sync.cache_bytes.load(Ordering::Relaxed) as u64)
+            .collect();
         let ids: Vec<_> = pools.into_iter().map(Pool::finish).collect();
         let timings = result?;
         let mut out = Vec::new();
-        for ((pool_ids, (warmup_ns, samples_ns)), (tier, n)) in ids.into_iter().zip(timings).zip(
-            tokenizers
-                .iter()
-                .flat_map(|(t, _)| threads.iter().map(|&n| (*t, n))),
-        ) {
+        for (((pool_ids, (warmup_ns, samples_ns)), cache_bytes), (tier, n)) in
+            ids.into_iter().zip(timings).zip(cache_bytes).zip(
+                tokenizers
+                    .iter()
+                    .flat_map(|(t, _)| threads.iter().map(|&n| (*t, n))),
+            )
+        {
             let (ids, lens) = pool_ids.ok_or_else(|| BenchError::Panicked {
                 model: model.label.clone(),
                 tier: tier.name().to_owned(),
@@ -171,6 +184,7 @@ pub fn measure_model(
                 warmup_ns,
                 samples_ns,
                 regex_fallbacks: tokenizers[0].1.regex_fallbacks(),
+                cache_bytes_per_thread: cache_bytes,
             });
         }
         Ok(out)
@@ -225,6 +239,8 @@ struct PoolSync {
     done: Barrier,
     quit: AtomicBool,
     failed: AtomicBool,
+    /// The most bytes a worker's caches held after a pass.
+    cache_bytes: AtomicUsize,
 }
 
 /// Worker threads of one configuration, waiting for the next pass.
@@ -250,6 +266,7 @@ impl<'scope> Pool<'scope> {
             done: Barrier::new(slices.len() + 1),
             quit: AtomicBool::new(false),
             failed: AtomicBool::new(false),
+            cache_bytes: AtomicUsize::new(0),
         });
         let workers = slices
             .into_iter()
@@ -332,6 +349,8 @@ fn worker(tokenizer: &Tokenizer, texts: &[&str], sync: &PoolSync, pass_ids: Pass
         if outcome.is_err() {
             sync.failed.store(true, Ordering::Relaxed);
         }
+        sync.cache_bytes
+            .fetch_max(budget::held_on_this_thread(), Ordering::Relaxed);
         first = false;
         sync.done.wait();
     }
@@ -384,7 +403,16 @@ mod tests {
         let mut digests = Vec::new();
         for pass_ids in [PassIds::Discard, PassIds::Keep] {
             let plan = PassPlan::fixed(2);
-            let runs = measure_model(&model, &corpus, &tiers, &[1, 3], &plan, pass_ids).unwrap();
+            let runs = measure_model(
+                &model,
+                &corpus,
+                &tiers,
+                &[1, 3],
+                &plan,
+                pass_ids,
+                CacheBudget::DEFAULT,
+            )
+            .unwrap();
             assert_eq!(runs.len(), tiers.len() * 2);
             for run in &runs {
                 assert_eq!(run.ids_sha256, runs[0].ids_sha256, "{:?}", run.tier);

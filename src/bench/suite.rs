@@ -7,6 +7,7 @@ use super::corpus::{Corpus, ModelSpec};
 use super::encode::{EncodeMeasurement, PassIds, PassPlan, measure_model};
 use super::error::BenchError;
 use super::stats::Summary;
+use crate::CacheBudget;
 
 /// What to measure.
 #[derive(Debug)]
@@ -23,6 +24,8 @@ pub struct BenchConfig {
     pub plan: PassPlan,
     /// What a timed pass does with its ids.
     pub pass_ids: PassIds,
+    /// The memory each worker's caches may hold.
+    pub cache_budget: CacheBudget,
 }
 
 /// One model × tier × thread count.
@@ -94,6 +97,7 @@ pub fn run(
             &config.threads,
             &config.plan,
             config.pass_ids,
+            config.cache_budget,
         )?;
         let kind = model.kind().map_or("unknown", |k| k.name()).to_owned();
         let model_rows = rows_of(&model.label, &kind, measured);

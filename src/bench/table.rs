@@ -90,6 +90,10 @@ pub fn heading(config: &BenchConfig, cpu: &str) -> String {
         PassIds::Discard => "",
         PassIds::Keep => ", every id of a pass kept",
     };
+    let kept = match config.cache_budget.limit() {
+        None => kept.to_owned(),
+        Some(_) => format!("{kept}, caches at most {} a thread", config.cache_budget),
+    };
     let mut out = format!(
         "simdtok bench: {} × tiers {} × threads {} over {} ({:.1} KB in {}); {passes} after a \
          warm-up{kept}\n",
@@ -125,6 +129,7 @@ pub fn render(rows: &[BenchRow]) -> String {
         ("tokens/s", true),
         ("± IQR", true),
         ("× scalar", true),
+        ("cache/thread", true),
         ("ids", false),
     ]);
     let mut last: Option<(&str, usize)> = None;
@@ -153,6 +158,7 @@ pub fn render(rows: &[BenchRow]) -> String {
             metric(row.tokens_per_s),
             format!("{:.0}%", 50.0 * row.summary.relative_iqr()),
             row.vs_scalar.map_or("–".to_owned(), factor),
+            super::units::size(m.cache_bytes_per_thread),
             if row.ids_equal {
                 "✓".to_owned()
             } else {
@@ -223,6 +229,8 @@ pub struct BenchJson<'a> {
     pub corpus: &'a [super::inputs::InputDigest],
     /// Whether each timed pass kept every id (`--keep-ids`) instead of reusing one buffer.
     pub keep_ids: bool,
+    /// `--cache-budget` in bytes; `null` for the default sizes.
+    pub cache_budget: Option<usize>,
     /// Texts and their bytes.
     pub texts: usize,
     /// Bytes of the texts.
@@ -262,6 +270,8 @@ pub struct BenchJsonRow<'a> {
     pub ids_equal: bool,
     /// SHA-256 of the ids.
     pub ids_sha256: &'a str,
+    /// The most bytes one worker's caches held after a pass.
+    pub cache_bytes_per_thread: u64,
 }
 
 /// The JSON form of a run.
@@ -272,6 +282,7 @@ pub fn to_json<'a>(config: &'a BenchConfig, cpu: &'a str, rows: &'a [BenchRow]) 
         cpu,
         corpus: &config.corpus.files,
         keep_ids: config.pass_ids == PassIds::Keep,
+        cache_budget: config.cache_budget.limit(),
         texts: config.corpus.len(),
         bytes: config.corpus.bytes(),
         ids_equal: rows.iter().all(|r| r.ids_equal),
@@ -291,6 +302,7 @@ pub fn to_json<'a>(config: &'a BenchConfig, cpu: &'a str, rows: &'a [BenchRow]) 
                 vs_scalar: r.vs_scalar,
                 ids_equal: r.ids_equal,
                 ids_sha256: &r.measurement.ids_sha256,
+                cache_bytes_per_thread: r.measurement.cache_bytes_per_thread,
             })
             .collect(),
     }

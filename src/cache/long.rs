@@ -18,10 +18,14 @@
 //! MB/s). A megabyte of Japanese has some 8000 distinct long pieces and never grows it.
 //!
 //! The arena holds at most [`LONG_BUDGET`] bytes (or its owner's budget); a record that would
-//! take it over empties the tier (table and arena) first. Records evicted from their bucket stay
+//! take it over empties the tier (table and arena) first. Under a [`CacheBudget`] every table,
+//! the arena and the filter are halved as the owner says ([`LongCache::sized`]). Records evicted from their bucket stay
 //! in the arena until then. All told the tier takes under 5.5 MiB (the unigram cache's, with its
 //! larger arena, under 9.5).
 
+#[cfg(doc)]
+use crate::cache::budget::CacheBudget;
+use crate::cache::budget::{Held, halved};
 use crate::cache::owner::Stamp;
 use crate::models::token::PieceToken;
 
@@ -67,6 +71,12 @@ pub struct LongCache {
     evictions: usize,
     /// The most bytes the arena may hold.
     budget: usize,
+    /// The table's buckets when first allocated, and after growing.
+    first_buckets: usize,
+    max_buckets: usize,
+    /// Live ways evicted before the table grows.
+    grow_after: usize,
+    held: Held,
 }
 
 impl Default for LongCache {
@@ -110,13 +120,36 @@ impl Iterator for LongTokens<'_> {
 impl LongCache {
     /// A tier whose arena holds at most `budget` bytes.
     pub fn with_budget(budget: usize) -> LongCache {
+        LongCache::sized(budget, 0)
+    }
+
+    /// A tier whose arena holds at most `arena` bytes, its table and filter halved `halvings`
+    /// times (at least a bucket, a word of filter): under a [`CacheBudget`].
+    pub fn sized(arena: usize, halvings: u32) -> LongCache {
+        let k = halvings;
         LongCache {
             buckets: Vec::new(),
             arena: Vec::new(),
-            seen: SeenFilter::default(),
+            seen: SeenFilter::sized(halved(SEEN_BITS, k, 64)),
             evictions: 0,
-            budget,
+            budget: arena,
+            first_buckets: halved(BUCKETS, k, 1),
+            max_buckets: halved(MAX_BUCKETS, k, 1),
+            grow_after: halved(GROW_AFTER, k, 1),
+            held: Held::default(),
         }
+    }
+
+    /// The most bytes a tier of arena `arena` takes once its table has grown.
+    pub const fn full_bytes(arena: usize) -> usize {
+        arena + MAX_BUCKETS * WAYS * 8 + SEEN_BITS / 8
+    }
+
+    /// Counts the tier's allocations in its thread's [`Held`] bytes.
+    fn note_held(&mut self) {
+        let bytes =
+            self.buckets.capacity() * std::mem::size_of::<Bucket>() + self.arena.capacity() * 8;
+        self.held.set(bytes);
     }
 
     /// Empties the tier: every way and the arena (allocations kept).
@@ -240,13 +273,18 @@ impl LongCache {
         if !self.seen.insert(hash) && piece.len() > first_sight {
             return;
         }
+        let words = 1 + piece.len().div_ceil(8) + tokens.len().div_ceil(2);
+        if words * 8 > self.budget {
+            // A budget too small for this record: it goes uncached.
+            return;
+        }
         if self.buckets.is_empty() {
-            self.buckets = vec![Bucket::default(); BUCKETS];
+            self.buckets = vec![Bucket::default(); self.first_buckets];
             // All of the budget at once, so that growing never holds two copies or rounds the
             // capacity past the budget (pages are touched only as records fill them).
             self.arena.reserve_exact(self.budget / 8);
+            self.note_held();
         }
-        let words = 1 + piece.len().div_ceil(8) + tokens.len().div_ceil(2);
         if (self.arena.len() + words) * 8 > self.budget {
             self.clear();
         }
@@ -269,19 +307,20 @@ impl LongCache {
         bucket[0] = way_key(hash, stamp) << 32 | at as u64;
         if evicted != 0 && evicted >> 32 & 0xFFFF == stamp.bits() as u64 {
             self.evictions += 1;
-            if self.evictions == GROW_AFTER && self.buckets.len() < MAX_BUCKETS {
+            if self.evictions == self.grow_after && self.buckets.len() < self.max_buckets {
                 self.grow(stamp);
             }
         }
     }
 
-    /// Grows the table to [`MAX_BUCKETS`], keeping the ways of `stamp` (each one's bucket from
+    /// Grows the table to its largest ([`MAX_BUCKETS`] unless halved), keeping the ways of `stamp` (each one's bucket from
     /// its record's bytes): a way's new bucket is its old one with more bits of its hash, so the
     /// ways of one new bucket come from one old bucket, in their order of use.
     #[cold]
     fn grow(&mut self, stamp: Stamp) {
-        let old = std::mem::replace(&mut self.buckets, vec![Bucket::default(); MAX_BUCKETS]);
-        let mut filled = vec![0u8; MAX_BUCKETS];
+        let max = self.max_buckets;
+        let old = std::mem::replace(&mut self.buckets, vec![Bucket::default(); max]);
+        let mut filled = vec![0u8; max];
         for bucket in &old {
             for &way in bucket.0.iter().filter(|&&w| w != 0) {
                 if way >> 32 & 0xFFFF != stamp.bits() as u64 {
@@ -294,11 +333,12 @@ impl LongCache {
                     .flat_map(|w| w.to_le_bytes())
                     .take(len)
                     .collect();
-                let new = bucket_of(long_hash(&bytes), MAX_BUCKETS);
+                let new = bucket_of(long_hash(&bytes), max);
                 self.buckets[new].0[filled[new] as usize] = way;
                 filled[new] += 1;
             }
         }
+        self.note_held();
     }
 }
 
@@ -400,24 +440,37 @@ fn fmix(mut h: u64) -> u64 {
 /// only when it was seen: text where long pieces never repeat (random characters, identifiers)
 /// would otherwise pay a copy per piece for nothing, and a look in the table. (Its caller may
 /// have short pieces stored at their first sight: [`LongCache::put`].)
-#[derive(Default)]
 struct SeenFilter {
     bits: Vec<u64>,
     /// Bits set since it was last emptied.
     count: usize,
+    /// Its bits when allocated ([`SEEN_BITS`] unless a budget halved it): a power of two.
+    size: usize,
+    held: Held,
 }
 
 impl SeenFilter {
+    /// A filter of `size` bits (a power of two, at least 64), allocated on first use.
+    fn sized(size: usize) -> SeenFilter {
+        debug_assert!(size.is_power_of_two() && size >= 64);
+        SeenFilter {
+            bits: Vec::new(),
+            count: 0,
+            size,
+            held: Held::default(),
+        }
+    }
+
     /// The word and bit of `hash`.
-    fn bit(hash: u64) -> (usize, u64) {
-        let bit = hash as usize & (SEEN_BITS - 1);
+    fn bit(&self, hash: u64) -> (usize, u64) {
+        let bit = hash as usize & (self.size - 1);
         (bit / 64, 1 << (bit % 64))
     }
 
     /// Whether a piece of hash `hash` may have been seen.
     #[inline]
     fn contains(&self, hash: u64) -> bool {
-        let (word, bit) = Self::bit(hash);
+        let (word, bit) = self.bit(hash);
         self.bits.get(word).is_some_and(|w| w & bit != 0)
     }
 
@@ -426,12 +479,13 @@ impl SeenFilter {
         if self.contains(hash) {
             return true;
         }
-        if self.count >= SEEN_BITS / 16 || self.bits.is_empty() {
+        if self.count >= self.size / 16 || self.bits.is_empty() {
             self.bits.clear();
-            self.bits.resize(SEEN_BITS / 64, 0);
+            self.bits.resize(self.size / 64, 0);
+            self.held.set(self.bits.capacity() * 8);
             self.count = 0;
         }
-        let (word, bit) = Self::bit(hash);
+        let (word, bit) = self.bit(hash);
         self.bits[word] |= bit;
         self.count += 1;
         false
@@ -766,7 +820,7 @@ mod tests {
 
     #[test]
     fn seen_filter_empties_itself_when_a_sixteenth_full() {
-        let mut f = SeenFilter::default();
+        let mut f = SeenFilter::sized(SEEN_BITS);
         assert!(!f.contains(5));
         assert!(!f.insert(5));
         assert!(f.insert(5) && f.contains(5));

@@ -14,10 +14,13 @@
 //! - [`bypass`]: when a cache stops paying (text whose pieces never repeat: random characters,
 //!   hashes), lookups and stores are skipped for a while; a bypassed piece is encoded, exactly as
 //!   a miss would be.
+//! - [`budget`]: how much memory a thread's caches may hold ([`budget::CacheBudget`]: each
+//!   halves its tables to fit; ids never change) and how much they hold.
 //! - [`owner`]: a thread's cache holds the results of one model at a time. A tokenizer claims it
 //!   before use; a claim by another tokenizer takes a new stamp, so the old entries read as empty
 //!   without being touched (they are cleared only when the stamps wrap around).
 
+pub mod budget;
 pub mod bypass;
 pub mod key;
 pub mod long;

@@ -10,6 +10,7 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use crate::cache::budget::{CacheBudget, Held, halved};
 use crate::cache::owner::{CacheOwner, Claim, Stamp};
 use crate::models::token::PieceToken;
 
@@ -18,6 +19,9 @@ const MAX_SEGMENT: usize = 8;
 /// … when they make at most this many tokens.
 const MAX_TOKENS: usize = 2;
 const SLOTS: usize = 1 << 13;
+
+/// The table's bytes at its default size.
+pub const FULL_BYTES: usize = SLOTS * std::mem::size_of::<Entry>();
 
 static NEXT_MODEL: AtomicUsize = AtomicUsize::new(0);
 
@@ -44,20 +48,42 @@ struct Entry {
 pub struct SegmentCache {
     owner: CacheOwner,
     entries: Vec<Entry>,
+    /// How many times the budget in force halved the table ([`budget::CacheBudget`]).
+    halvings: u32,
+    held: Held,
 }
 
-/// The key of a segment of at most [`MAX_SEGMENT`] bytes and its slot.
+/// The key of a segment of at most [`MAX_SEGMENT`] bytes and its slot among `2^bits`.
 #[inline]
-fn key_and_slot(segment: &[u8]) -> (u64, usize) {
+fn key_and_slot(segment: &[u8], bits: u32) -> (u64, usize) {
     let (key, _) = crate::models::token_table::words(segment);
     let h = (key ^ segment.len() as u64)
         .wrapping_mul(0x9E37_79B9_7F4A_7C15)
         .rotate_left(23)
         .wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
-    (key, (h >> (64 - SLOTS.trailing_zeros())) as usize)
+    (key, (h.checked_shr(64 - bits).unwrap_or(0)) as usize)
 }
 
 impl SegmentCache {
+    /// Log2 of the slots (allocated or to be).
+    #[inline]
+    fn bits(&self) -> u32 {
+        halved(SLOTS, self.halvings, 1).trailing_zeros()
+    }
+
+    /// Starts over, empty, at the size `budget` allows (its share of the largest BPE
+    /// pipeline's caches, [`crate::cache::word::BPE_FULL_BYTES`]) when sized for another.
+    /// Called where the pipeline claims its piece cache, so that a call that merges no
+    /// segment still leaves this cache within its budget.
+    pub fn fit(&mut self, budget: CacheBudget) {
+        let halvings = budget.halvings(crate::cache::word::BPE_FULL_BYTES);
+        if halvings != self.halvings {
+            self.halvings = halvings;
+            self.entries = Vec::new();
+            self.held.set(0);
+        }
+    }
+
     /// Makes the cache hold results of `model` (forgetting another model's); `true` when it
     /// held another's.
     #[inline]
@@ -79,7 +105,7 @@ impl SegmentCache {
         if segment.len() > MAX_SEGMENT || self.entries.is_empty() {
             return false;
         }
-        let (key, slot) = key_and_slot(segment);
+        let (key, slot) = key_and_slot(segment, self.bits());
         let e = &self.entries[slot];
         if e.stamp != self.owner.stamp() || e.key != key || e.len as usize != segment.len() {
             return false;
@@ -100,9 +126,11 @@ impl SegmentCache {
             return;
         }
         if self.entries.is_empty() {
-            self.entries = vec![Entry::default(); SLOTS];
+            self.entries = vec![Entry::default(); 1 << self.bits()];
+            self.held
+                .set(self.entries.capacity() * std::mem::size_of::<Entry>());
         }
-        let (key, slot) = key_and_slot(segment);
+        let (key, slot) = key_and_slot(segment, self.bits());
         let mut e = Entry {
             key,
             len: segment.len() as u8,

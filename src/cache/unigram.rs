@@ -36,6 +36,7 @@
 //! of its bytes in such words. XLM-R on a megabyte of Japanese lines (`examples/throughput`,
 //! repeated passes): 68–73 → 102–122 MB/s.
 
+use crate::cache::budget::{self, Held, halved};
 use crate::cache::bypass::CacheBypass;
 use crate::cache::long::{LONG_MAX_TOKENS, LongCache, LongTokens};
 use crate::cache::owner::{CacheOwner, Claim, Stamp};
@@ -70,6 +71,12 @@ const GROW_AFTER: usize = 4096;
 /// The pieces the ring of longer paths holds (4 MiB, allocated as it fills): a piece is its id
 /// (28 bits at most) and its end within the word, in four bytes; its score is the model's.
 const RING: usize = 1 << 20;
+
+/// The most bytes the cache takes at its default sizes: the sets grown, the ring full, the
+/// long tier full. A [`budget::CacheBudget`] halves each to fit.
+pub const FULL_BYTES: usize =
+    MAX_SETS * std::mem::size_of::<Set>() + RING * 4 + LongCache::full_bytes(LONG_BUDGET);
+const _: () = assert!(FULL_BYTES <= budget::FULL_BYTES);
 
 /// `Entry::n`'s flag for a path in the ring.
 const SPILLED: u8 = 0x80;
@@ -241,6 +248,14 @@ pub struct UnigramCache {
     long: LongCache,
     /// A path being stored in the long tier.
     long_tokens: Vec<PieceToken>,
+    /// The sizes the budget in force allows: the sets after growing, the evictions before it,
+    /// the ring's pieces ([`SETS`], [`MAX_SETS`], [`GROW_AFTER`], [`RING`] halved
+    /// `halvings` times).
+    max_sets: usize,
+    grow_after: usize,
+    ring_len: usize,
+    halvings: u32,
+    held: Held,
 }
 
 impl std::fmt::Debug for UnigramCache {
@@ -321,10 +336,9 @@ impl UnigramCache {
     #[inline]
     pub fn claim(&mut self, owner: usize, id_bits: u32) {
         self.packing = Packing { id_bits };
-        if self.sets.is_empty() {
-            self.sets = vec![Set::default(); SETS];
-            self.evictions = 0;
-            self.long = LongCache::with_budget(LONG_BUDGET);
+        let halvings = budget::in_force().halvings(FULL_BYTES);
+        if self.sets.is_empty() || halvings != self.halvings {
+            self.size(halvings);
         }
         match self.owner.claim(owner) {
             Claim::Same => {}
@@ -341,6 +355,30 @@ impl UnigramCache {
                 self.long.restart();
             }
         }
+    }
+
+    /// Empties the cache at its default sizes halved `halvings` times (at least two sets, a
+    /// ring of one path).
+    #[cold]
+    fn size(&mut self, halvings: u32) {
+        let k = halvings;
+        self.halvings = k;
+        self.sets = vec![Set::default(); halved(SETS, k, 2)];
+        self.max_sets = halved(MAX_SETS, k, 2);
+        self.grow_after = halved(GROW_AFTER, k, 1);
+        self.ring_len = halved(RING, k, MAX_KEY);
+        self.ring = Vec::new();
+        self.written = 0;
+        self.evictions = 0;
+        self.stored = 0;
+        self.long = LongCache::sized(halved(LONG_BUDGET, k, 0), k);
+        self.note_held();
+    }
+
+    /// Counts the sets and the ring in the thread's held bytes (the long tier counts its own).
+    fn note_held(&mut self) {
+        self.held
+            .set(self.sets.capacity() * std::mem::size_of::<Set>() + self.ring.capacity() * 4);
     }
 
     /// Whether this word goes around the cache (the hit rate was too low lately).
@@ -379,11 +417,12 @@ impl UnigramCache {
         debug_assert!(len <= MAX_KEY && !self.sets.is_empty());
         let stamp = self.owner.stamp();
         let written = self.written;
+        let ring_len = self.ring_len;
         let holds = |e: &Entry| {
             e.key == key.words
                 && e.len as usize == len
                 && e.stamp == stamp.bits()
-                && (e.n & SPILLED == 0 || written - e.path <= RING as u64)
+                && (e.n & SPILLED == 0 || written - e.path <= ring_len as u64)
         };
         let mut set = key.set(self.sets.len());
         let mut found = self.sets[set].0.iter().position(holds);
@@ -469,7 +508,7 @@ impl UnigramCache {
         if !word.spilled {
             return word.for_each_packed(score, each);
         }
-        let at = (word.path % RING as u64) as usize;
+        let at = (word.path % self.ring_len as u64) as usize;
         for &piece in &self.ring[at..at + word.n] {
             let id = piece >> 4;
             each(PathPiece {
@@ -526,7 +565,7 @@ impl UnigramCache {
         let ways = &mut self.sets[set].0;
         ways[1] = ways[0];
         ways[0] = e;
-        if self.evictions == GROW_AFTER && self.sets.len() < MAX_SETS {
+        if self.evictions == self.grow_after && self.sets.len() < self.max_sets {
             self.grow();
         }
     }
@@ -544,14 +583,19 @@ impl UnigramCache {
             return None;
         }
         let n = pieces.len();
-        let mut at = (self.written % RING as u64) as usize;
-        if at + n > RING {
+        let ring_len = self.ring_len;
+        let mut at = (self.written % ring_len as u64) as usize;
+        if at + n > ring_len {
             // A path is never split at the ring's end: the gap counts as written.
-            self.written += (RING - at) as u64;
+            self.written += (ring_len - at) as u64;
             at = 0;
         }
         if self.ring.len() < at + n {
+            // All of the ring at once, so that its capacity never rounds past it (pages are
+            // touched only as paths fill them).
+            self.ring.reserve_exact(ring_len - self.ring.len());
             self.ring.resize(at + n, 0);
+            self.note_held();
         }
         for (slot, p) in self.ring[at..at + n].iter_mut().zip(pieces) {
             debug_assert!((1..=MAX_KEY as u8).contains(&p.end));
@@ -571,7 +615,7 @@ impl UnigramCache {
     /// second looks — repeated passes 66–67 → 61–62 MB/s.
     #[inline(always)]
     fn spills(&self) -> bool {
-        self.sets.len() == MAX_SETS && self.stored <= MAX_SETS
+        self.sets.len() == self.max_sets && self.stored <= self.max_sets
     }
 
     /// Grows the table to [`MAX_SETS`], once, keeping the owner's entries: the words seen so far
@@ -581,7 +625,8 @@ impl UnigramCache {
     /// way first).
     #[cold]
     fn grow(&mut self) {
-        let old = std::mem::replace(&mut self.sets, vec![Set::default(); MAX_SETS]);
+        let max = self.max_sets;
+        let old = std::mem::replace(&mut self.sets, vec![Set::default(); max]);
         let stamp = self.owner.stamp().bits();
         for set in &old {
             // The older way first: the newer one, put after it, goes in front.
@@ -592,11 +637,12 @@ impl UnigramCache {
                 .filter(|e| e.len != 0 && e.stamp == stamp)
             {
                 let key = Key::of_words(e.key, e.len as usize);
-                let ways = &mut self.sets[key.set(MAX_SETS)].0;
+                let ways = &mut self.sets[key.set(max)].0;
                 ways[1] = ways[0];
                 ways[0] = *e;
             }
         }
+        self.note_held();
     }
 }
 

@@ -18,15 +18,16 @@
 //! BPE pieces of 17 to `LONG_PIECE` bytes — the letter runs of CJK text, where one piece is a
 //! whole clause and costs dozens of merges — and short ones of many tokens have a second tier
 //! ([`LongCache`]), allocated on first use: under 5.5 MiB. All told a thread's cache stays
-//! under 11 MiB.
+//! under 11 MiB ([`BPE_FULL_BYTES`]); a [`CacheBudget`] halves every table and arena to fit.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use crate::cache::budget::{self, CacheBudget, Held, halved};
 use crate::cache::bypass::CacheBypass;
 pub use crate::cache::key::{Key, MAX_WORD};
+use crate::cache::long::{LONG_BUDGET, LongCache, LongTokens};
 #[cfg(test)]
 use crate::cache::long::{LONG_MAX_TOKENS, LONG_PIECE};
-use crate::cache::long::{LongCache, LongTokens};
 use crate::cache::owner::{CacheOwner, Claim, Stamp};
 use crate::cache::short_entries::{HIT_TOKENS, ShortEntry, ShortSet};
 pub use crate::cache::short_entries::{PieceSet, WordSet};
@@ -52,6 +53,12 @@ const MAX_SLOTS: usize = 1 << 17;
 /// third megabyte.
 const GROW_AFTER: usize = 4096;
 
+/// The most bytes the caches of one BPE or WordPiece thread take at their default sizes: the
+/// short tier grown, in the larger layout, the long tier full, and the segment cache.
+pub const BPE_FULL_BYTES: usize = MAX_SLOTS / 2 * std::mem::size_of::<WordSet>()
+    + LongCache::full_bytes(LONG_BUDGET)
+    + crate::cache::segment::FULL_BYTES;
+
 /// The cache of one thread for one tokenizer, its short tier's sets of layout `S`: [`WordSet`]
 /// for WordPiece and SentencePiece BPE, [`PieceSet`] for byte-level BPE.
 pub struct WordCache<S: ShortSet = WordSet> {
@@ -66,25 +73,79 @@ pub struct WordCache<S: ShortSet = WordSet> {
     long: LongCache,
     /// Whether [`cached_piece`] leaves the cache out (text whose pieces do not repeat).
     bypass: CacheBypass,
+    /// The sets after growing.
+    max_sets: usize,
+    /// Words that find their first set full before the tier grows.
+    grow_after: usize,
+    /// How many times the budget it was built under halved its tables.
+    halvings: u32,
+    held: Held,
 }
 
 /// The cache of the byte-level BPE pipelines.
 pub type PieceCache = WordCache<PieceSet>;
 
+/// [`WordCache::halvings`] of a cache not yet sized: its tables are allocated at its first
+/// claim, at the size the budget then in force allows (a thread's scratch that holds caches
+/// of several kinds, SentencePiece's, allocates only the one its model uses).
+const UNSIZED: u32 = u32::MAX;
+
 impl<S: ShortSet> Default for WordCache<S> {
+    /// An empty cache, allocated at its first claim.
     fn default() -> Self {
         WordCache {
             owner: CacheOwner::default(),
-            sets: vec![S::default(); SLOTS / 2].into_boxed_slice(),
-            shift: 64 - (SLOTS / 2).trailing_zeros(),
+            sets: Box::new([]),
+            shift: 64,
             crowded: 0,
             long: LongCache::default(),
             bypass: CacheBypass::default(),
+            max_sets: 0,
+            grow_after: GROW_AFTER,
+            halvings: UNSIZED,
+            held: Held::default(),
         }
     }
 }
 
 impl<S: ShortSet> WordCache<S> {
+    /// A cache of its default sizes halved `halvings` times (at least two sets, a bucket).
+    fn sized(halvings: u32) -> Self {
+        let k = halvings;
+        let sets = halved(SLOTS / 2, k, 2);
+        let mut cache = WordCache {
+            owner: CacheOwner::default(),
+            sets: vec![S::default(); sets].into_boxed_slice(),
+            shift: 64 - sets.trailing_zeros(),
+            crowded: 0,
+            long: LongCache::sized(halved(LONG_BUDGET, k, 0), k),
+            bypass: CacheBypass::default(),
+            max_sets: halved(MAX_SLOTS / 2, k, 2),
+            grow_after: halved(GROW_AFTER, k, 1),
+            halvings: k,
+            held: Held::default(),
+        };
+        cache.note_held();
+        cache
+    }
+
+    /// Counts the short tier in its thread's held bytes (the long tier counts its own).
+    fn note_held(&mut self) {
+        self.held.set(std::mem::size_of_val(&*self.sets));
+    }
+
+    /// Builds the cache, empty, at its first claim, and again when the budget in force differs
+    /// from the one it was built under (a claim by a tokenizer of another budget).
+    #[inline]
+    fn fit(&mut self, budget: CacheBudget) {
+        let halvings = budget.halvings(BPE_FULL_BYTES);
+        if halvings != self.halvings {
+            let owner = std::mem::take(&mut self.owner);
+            *self = WordCache::sized(halvings);
+            self.owner = owner;
+        }
+    }
+
     /// The cached tokens of a piece in the long tier.
     #[inline]
     pub fn get_long(&mut self, piece: &[u8]) -> Option<LongTokens<'_>> {
@@ -105,9 +166,11 @@ impl<S: ShortSet> WordCache<S> {
         (1..=S::Entry::MAX_TOKENS).contains(&n)
     }
 
-    /// Empties the cache when it belongs to another tokenizer than `owner`.
+    /// Empties the cache when it belongs to another tokenizer than `owner` (and sizes it for
+    /// the budget in force).
     #[inline]
     pub fn claim(&mut self, owner: usize) {
+        self.fit(budget::in_force());
         let claim = self.owner.claim(owner);
         if claim == Claim::Wrapped {
             self.sets.fill(S::default());
@@ -217,7 +280,7 @@ impl<S: ShortSet> WordCache<S> {
     /// [`WordCache::grow_if_thrashing`]), whose misses cost a BPE each.
     #[inline(always)]
     fn spills(&self) -> bool {
-        S::SECOND_SET && self.sets.len() * 2 == MAX_SLOTS
+        S::SECOND_SET && self.sets.len() == self.max_sets
     }
 
     /// Doubles the short tier once `GROW_AFTER` words found their first set full (once). For BPE
@@ -226,7 +289,7 @@ impl<S: ShortSet> WordCache<S> {
     /// the ±5 % noise of those runs).
     #[inline]
     pub fn grow_if_thrashing(&mut self) {
-        if self.crowded >= GROW_AFTER && self.sets.len() * 2 < MAX_SLOTS {
+        if self.crowded >= self.grow_after && self.sets.len() < self.max_sets {
             self.grow();
         }
     }
@@ -282,6 +345,7 @@ impl<S: ShortSet> WordCache<S> {
                 }
             }
         }
+        self.note_held();
     }
 }
 
@@ -423,7 +487,7 @@ mod tests {
         let words: Vec<Vec<u8>> = (0..200_000u32)
             .map(|i| format!("w{i}").into_bytes())
             .collect();
-        let probe = PieceCache::default();
+        let probe = PieceCache::sized(0);
         let set = |w: &[u8]| probe.set_of(&Key::new(w));
         let a = &words[0];
         let mut same = words[1..].iter().filter(|w| set(w) == set(a));
@@ -469,7 +533,7 @@ mod tests {
             .collect();
         // Words spill once the tier has grown (BPE words only make it grow).
         let grown = || {
-            let mut cache = WordCache::<WordSet>::default();
+            let mut cache = WordCache::<WordSet>::sized(0);
             cache.grow();
             cache
         };

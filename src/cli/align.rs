@@ -406,6 +406,7 @@ fn run_model(path: &Path, args: &AlignArgs) -> CliResult {
         model: path.to_path_buf(),
         tier: args.tier,
         verbose: false,
+        cache_budget: simdtok::CacheBudget::DEFAULT,
     };
     let tokenizer = model::load(&model_args, Some(&args.options))?;
     let workers = Workers::new(args.run.threads)?;

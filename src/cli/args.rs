@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 use simdtok::kernels::TierRequest;
-use simdtok::{TiktokenEncoding, WordPieceAlgorithm};
+use simdtok::{CacheBudget, TiktokenEncoding, WordPieceAlgorithm};
 
 /// The model and the SIMD tier to run it with.
 #[derive(Args, Debug)]
@@ -21,6 +21,11 @@ pub struct ModelArgs {
     /// hand-written scanner implements runs on the regex engine).
     #[arg(long)]
     pub verbose: bool,
+    /// The most memory each thread's caches hold (e.g. 4MiB, 512KiB, 0; default: their tuned
+    /// sizes, under 11 MiB a thread for BPE and WordPiece, 22 MiB for unigram). Smaller
+    /// budgets cost speed, never a different id.
+    #[arg(long, value_name = "SIZE", default_value = "default")]
+    pub cache_budget: CacheBudget,
 }
 
 /// Options that change how a model encodes; each is refused where it would change nothing or

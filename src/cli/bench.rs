@@ -54,6 +54,10 @@ pub struct BenchArgs {
     /// Print one JSON object instead of the table.
     #[arg(long)]
     pub json: bool,
+    /// The most memory each worker thread's caches hold (e.g. 4MiB, 0); default: their tuned
+    /// sizes. The table's `cache/thread` column says what they held.
+    #[arg(long, value_name = "SIZE", default_value = "default")]
+    pub cache_budget: simdtok::CacheBudget,
 }
 
 /// Measures and prints; exit status 1 when a tier's ids differ from scalar's.
@@ -124,6 +128,7 @@ fn config(args: &BenchArgs) -> Result<BenchConfig, BenchError> {
         } else {
             PassIds::Discard
         },
+        cache_budget: args.cache_budget,
     })
 }
 

@@ -13,7 +13,10 @@ use super::{CliResult, Failure};
 
 /// The tokenizer of `args`, for encoding with `options` (`None` for commands that only decode).
 pub fn load(args: &ModelArgs, options: Option<&EncodeOptions>) -> CliResult<Tokenizer> {
-    let mut load_options = LoadOptions::default();
+    let mut load_options = LoadOptions {
+        cache_budget: args.cache_budget,
+        ..LoadOptions::default()
+    };
     if let Some(options) = options {
         check_options(&args.model, detect(&args.model)?, options)?;
         load_options = LoadOptions {
@@ -22,6 +25,7 @@ pub fn load(args: &ModelArgs, options: Option<&EncodeOptions>) -> CliResult<Toke
             wordpiece_algorithm: options.wordpiece_algorithm,
             tiktoken_encoding: options.pattern.map(Pattern::encoding),
             allow_special: options.allow_special,
+            cache_budget: args.cache_budget,
         };
     }
     let loaded = match args.tier {

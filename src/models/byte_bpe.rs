@@ -79,6 +79,14 @@ pub struct BpeScratch {
     runs: Vec<Run>,
 }
 
+impl BpeScratch {
+    /// Sizes its caches for the cache budget in force ([`CutBuffers::fit_budget`]).
+    #[inline]
+    pub fn fit_budget(&mut self) {
+        self.cut.fit_budget();
+    }
+}
+
 impl ByteBpe {
     /// The table of `(token bytes, rank)` pairs. Every single byte must be a token (else some
     /// text could not be encoded); a token listed twice is an error.

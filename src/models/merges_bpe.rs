@@ -135,6 +135,14 @@ pub struct MergeScratch {
     runs: Vec<Run>,
 }
 
+impl MergeScratch {
+    /// Sizes its caches for the cache budget in force ([`CutBuffers::fit_budget`]).
+    #[inline]
+    pub fn fit_budget(&mut self) {
+        self.cut.fit_budget();
+    }
+}
+
 /// A symbol of a short sequence and the merge it could make with the next one.
 #[derive(Clone, Copy, Debug)]
 struct Part {

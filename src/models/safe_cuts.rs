@@ -66,6 +66,12 @@ pub struct CutBuffers {
 }
 
 impl CutBuffers {
+    /// Sizes the segment cache for the cache budget in force ([`SegmentCache::fit`]).
+    #[inline]
+    pub fn fit_budget(&mut self) {
+        self.cache.fit(crate::cache::budget::in_force());
+    }
+
     /// [`PairCuts::clusters`] of `piece`, each cluster given these buffers (for
     /// [`CutBuffers::cached_segment`]) as well: whether it was cut.
     #[inline]

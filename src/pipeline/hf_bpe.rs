@@ -241,6 +241,7 @@ impl HfBpe {
         SCRATCH.with(|scratch| {
             let scratch = &mut *scratch.borrow_mut();
             scratch.cache.claim(self.cache_owner);
+            scratch.merge.fit_budget();
             let mut splits = std::mem::take(&mut scratch.splits);
             self.parts.added.split(self.kernels, text, &mut splits);
             let mut first = true;

@@ -148,6 +148,7 @@ impl HfCharBpe {
         SCRATCH.with(|scratch| {
             let scratch = &mut *scratch.borrow_mut();
             scratch.cache.claim(self.cache_owner);
+            scratch.merge.fit_budget();
             let mut splits = std::mem::take(&mut scratch.splits);
             let mut inner = std::mem::take(&mut scratch.inner_splits);
             self.parts.added.split(self.kernels, text, &mut splits);

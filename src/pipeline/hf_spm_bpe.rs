@@ -262,6 +262,8 @@ impl HfSpmBpe {
         SCRATCH.with(|scratch| {
             let scratch = &mut *scratch.borrow_mut();
             scratch.cache.claim(self.cache_owner);
+            scratch.merge.fit_budget();
+            scratch.cut.fit_budget();
             let mut splits = std::mem::take(&mut scratch.splits);
             self.added.split(self.kernels, text, &mut splits);
             for &split in &splits {

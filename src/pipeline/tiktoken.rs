@@ -170,6 +170,7 @@ impl Tiktoken {
         SCRATCH.with(|scratch| {
             let scratch = &mut *scratch.borrow_mut();
             scratch.cache.claim(self.cache_owner);
+            scratch.bpe.fit_budget();
             if !self.allow_special {
                 self.encode_ordinary(text, 0, text.len(), scratch, sink);
                 return;

@@ -122,6 +122,7 @@ pub fn gather(
             &options.threads,
             &plan,
             PassIds::Discard,
+            crate::CacheBudget::DEFAULT,
         )?;
         let mut names: Vec<String> = model.files().into_iter().map(|(n, _)| n).collect();
         names.extend(corpus_names.iter().cloned());
