@@ -11,6 +11,7 @@
 pub mod align;
 pub mod bench;
 pub mod cache;
+pub mod corpus;
 pub mod encoding;
 pub mod error;
 pub mod load;

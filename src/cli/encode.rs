@@ -5,6 +5,7 @@ use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
 use std::sync::Arc;
 
 use clap::Args;
+use simdtok::corpus::megatron::{MegatronDtype, MegatronError, MegatronWriter};
 use simdtok::{Encoding, Tokenizer};
 
 use super::args::{EncodeOptions, InputArgs, ModelArgs, OutputArgs, RunArgs};
@@ -29,7 +30,8 @@ pub struct EncodeArgs {
     /// The output format.
     #[arg(long, value_enum, default_value_t = OutputFormat::Ids, value_name = "FORMAT")]
     output_format: OutputFormat,
-    /// An id appended after each text's ids (npy, u16 and u32 only), e.g. an end-of-text id.
+    /// An id appended after each text's ids (npy, u16, u32 and megatron only), e.g. an
+    /// end-of-text id.
     #[arg(long, value_name = "N")]
     separator_id: Option<u32>,
     #[command(flatten)]
@@ -43,7 +45,7 @@ pub fn run(args: EncodeArgs) -> CliResult {
     let format = args.output_format;
     if args.separator_id.is_some() && !format.is_binary() {
         return Err(Failure::usage(
-            "--separator-id applies only to --output-format npy, u16 or u32",
+            "--separator-id applies only to --output-format npy, u16, u32 or megatron",
         ));
     }
     let tokenizer = Arc::new(model::load(&args.model, Some(&args.options))?);
@@ -51,10 +53,16 @@ pub fn run(args: EncodeArgs) -> CliResult {
     if format == OutputFormat::U16 {
         check_u16(&tokenizer, args.separator_id)?;
     }
+    let megatron = (format == OutputFormat::Megatron)
+        .then(|| megatron_writer(&args.output.output, &tokenizer, args.separator_id))
+        .transpose()?;
     let workers = Workers::new(args.run.threads)?;
     let (source, reader) = input::open(&args.input, BLOCK_BYTES, raw_cuts(&tokenizer))?;
     let progress = Progress::new(args.run.progress(), source.len);
-    let mut sink = Sink::new(Output::create(&args.output.output)?, format)?;
+    let mut sink = match megatron {
+        Some(writer) => Sink::Megatron(writer, args.separator_id),
+        None => Sink::new(Output::create(&args.output.output)?, format)?,
+    };
     let pieces = format.needs_pieces();
     let render = Render::new(format, args.separator_id, tokenizer.vocab_size())
         .with_added_suffix(tokenizer.added_suffix_len());
@@ -105,11 +113,13 @@ pub fn run(args: EncodeArgs) -> CliResult {
             Ok(())
         },
         |chunk| {
-            if !writer_renders {
+            // Megatron's writer takes a block's texts as ids, each a document.
+            if !writer_renders && format != OutputFormat::Megatron {
                 render.block(&chunk.ids, &chunk.ends, &mut chunk.bytes);
             }
         },
         |chunk, part| match part {
+            Part::Records if format == OutputFormat::Megatron => sink.write_texts(chunk),
             Part::Records if writer_renders => {
                 rendered.clear();
                 render.block(&chunk.ids, &chunk.ends, &mut rendered);
@@ -198,6 +208,7 @@ impl RawWriter {
                 }
             }
             sink.write_all(RawText::closing(format))?;
+            sink.end_text()?;
         }
         Ok(())
     }
@@ -223,10 +234,39 @@ fn check_u16(tokenizer: &Tokenizer, separator: Option<u32>) -> CliResult {
     Ok(())
 }
 
-/// The output, with the `.npy` framing when asked for.
+/// The Megatron dataset at `--output PREFIX`, in Megatron's dtype for the model's vocabulary;
+/// `--separator-id` must fit it.
+fn megatron_writer(
+    prefix: &Option<std::path::PathBuf>,
+    tokenizer: &Tokenizer,
+    separator: Option<u32>,
+) -> CliResult<MegatronWriter> {
+    let Some(prefix) = prefix.as_ref().filter(|p| p.as_os_str() != "-") else {
+        return Err(Failure::usage(
+            "--output-format megatron writes PREFIX.bin and PREFIX.idx: give --output PREFIX",
+        ));
+    };
+    let dtype = MegatronDtype::for_vocab(tokenizer.vocab_size());
+    if let Some(id) = separator.filter(|&id| !dtype.holds(id)) {
+        return Err(Failure::runtime(format!(
+            "--output-format megatron: --separator-id {id} does not fit the dataset's tokens \
+             (uint16, for a vocabulary of {} ids)",
+            tokenizer.vocab_size()
+        )));
+    }
+    MegatronWriter::create(prefix, dtype).map_err(megatron_error)
+}
+
+fn megatron_error(e: MegatronError) -> Failure {
+    Failure::runtime(format!("--output-format megatron: {e}"))
+}
+
+/// The output, with the `.npy` framing when asked for, or Megatron's dataset (and the id that
+/// ends each document).
 enum Sink {
     Plain(Output),
     Npy(NpyWriter),
+    Megatron(MegatronWriter, Option<u32>),
 }
 
 impl Sink {
@@ -237,10 +277,36 @@ impl Sink {
         })
     }
 
+    /// Rendered bytes; for Megatron, a raw text's part (in the dataset's dtype).
     fn write_all(&mut self, bytes: &[u8]) -> CliResult {
         match self {
             Sink::Plain(out) => out.write_all(bytes),
             Sink::Npy(npy) => npy.write_all(bytes),
+            Sink::Megatron(w, _) => w.extend_document_encoded(bytes).map_err(megatron_error),
+        }
+    }
+
+    /// A block's texts as Megatron documents, each ended by the separator when there is one.
+    fn write_texts(&mut self, chunk: &Chunk) -> CliResult {
+        let Sink::Megatron(w, separator) = self else {
+            unreachable!("only Megatron's writer takes texts as ids");
+        };
+        let mut start = 0;
+        for &end in &chunk.ends {
+            w.extend_document(&chunk.ids[start..end])
+                .and_then(|()| w.extend_document(separator.as_slice()))
+                .and_then(|()| w.end_document())
+                .map_err(megatron_error)?;
+            start = end;
+        }
+        Ok(())
+    }
+
+    /// The end of a raw text (its parts written): for Megatron, the end of its document.
+    fn end_text(&mut self) -> CliResult {
+        match self {
+            Sink::Megatron(w, _) => w.end_document().map_err(megatron_error),
+            _ => Ok(()),
         }
     }
 
@@ -248,6 +314,7 @@ impl Sink {
         match self {
             Sink::Plain(out) => out.finish(),
             Sink::Npy(npy) => npy.finish()?.finish(),
+            Sink::Megatron(w, _) => w.finish().map(drop).map_err(megatron_error),
         }
     }
 }

@@ -4,6 +4,7 @@
 
 use clap::ValueEnum;
 use simdtok::Encoding;
+use simdtok::corpus::megatron::MegatronDtype;
 
 /// The output formats of `encode`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -20,6 +21,9 @@ pub enum OutputFormat {
     U16,
     /// All ids as little-endian u32.
     U32,
+    /// Megatron-LM's indexed dataset: `--output PREFIX` writes `PREFIX.bin` and `PREFIX.idx`
+    /// (`simdtok::corpus::megatron`), a document per text.
+    Megatron,
 }
 
 impl OutputFormat {
@@ -27,7 +31,7 @@ impl OutputFormat {
     pub fn is_binary(self) -> bool {
         matches!(
             self,
-            OutputFormat::Npy | OutputFormat::U16 | OutputFormat::U32
+            OutputFormat::Npy | OutputFormat::U16 | OutputFormat::U32 | OutputFormat::Megatron
         )
     }
 
@@ -55,6 +59,8 @@ impl OutputFormat {
 /// model's ids.
 pub struct Render {
     format: OutputFormat,
+    /// Bytes per id of a binary format.
+    width: usize,
     separator: Option<u32>,
     decimals: Decimals,
     /// Tokens the post-processor appends to every text: at the end of a raw text's last part,
@@ -70,8 +76,14 @@ impl Render {
         } else {
             Decimals::new(0)
         };
+        let width = match format {
+            OutputFormat::U16 => 2,
+            OutputFormat::Megatron => MegatronDtype::for_vocab(vocab_size).size(),
+            _ => 4,
+        };
         Render {
             format,
+            width,
             separator,
             decimals,
             added_suffix: 0,
@@ -104,10 +116,10 @@ impl Render {
                 }
             }
             // Without a separator the texts' ids are one array: converted in one pass.
-            _ if self.separator.is_none() => push_binary(self.format, ids, None, out),
+            _ if self.separator.is_none() => push_binary(self.width, ids, None, out),
             _ => {
                 for &end in ends {
-                    push_binary(self.format, &ids[start..end], self.separator, out);
+                    push_binary(self.width, &ids[start..end], self.separator, out);
                     start = end;
                 }
             }
@@ -140,8 +152,8 @@ impl Render {
                 push_offsets(out, &enc.offsets, 0, false);
                 out.extend_from_slice(b"]}\n");
             }
-            OutputFormat::Npy | OutputFormat::U32 | OutputFormat::U16 => {
-                push_binary(self.format, &enc.ids, self.separator, out)
+            OutputFormat::Npy | OutputFormat::U32 | OutputFormat::U16 | OutputFormat::Megatron => {
+                push_binary(self.width, &enc.ids, self.separator, out)
             }
         }
     }
@@ -176,9 +188,9 @@ impl Render {
                 push_offsets(tail, moved, base, true);
                 push_offsets(tail, kept, 0, true);
             }
-            OutputFormat::Npy | OutputFormat::U32 | OutputFormat::U16 => {
+            OutputFormat::Npy | OutputFormat::U32 | OutputFormat::U16 | OutputFormat::Megatron => {
                 let separator = self.separator.filter(|_| last);
-                push_binary(self.format, &enc.ids, separator, out)
+                push_binary(self.width, &enc.ids, separator, out)
             }
         }
     }
@@ -238,9 +250,9 @@ impl RawText {
     }
 }
 
-/// The ids (and `separator`) as little-endian u32, or u16 for [`OutputFormat::U16`].
-fn push_binary(format: OutputFormat, ids: &[u32], separator: Option<u32>, out: &mut Vec<u8>) {
-    let width = if format == OutputFormat::U16 { 2 } else { 4 };
+/// The ids (and `separator`) as little-endian integers of `width` bytes (2 or 4; the caller
+/// has checked that they fit).
+fn push_binary(width: usize, ids: &[u32], separator: Option<u32>, out: &mut Vec<u8>) {
     let start = out.len();
     // Sized first, then filled in place: loops the compiler turns into vector moves.
     out.resize(

@@ -1,0 +1,323 @@
+//! Megatron-LM's indexed dataset (`simdtok::corpus::megatron`, `encode --output-format
+//! megatron`): every document read back, by a reader that follows Megatron-LM's
+//! `megatron/core/datasets/indexed_dataset.py` step by step (`_IndexReader`, then
+//! `IndexedDataset.__getitem__`), equals the ids of its text — lines, JSON lines and one raw
+//! text cut into parts, on several threads, with and without an end-of-document id; empty
+//! texts become empty documents as `preprocess_data.py` writes them; the dtype follows
+//! Megatron's `DType.optimal_dtype`; nothing is left behind on failure.
+
+#[path = "common/cli.rs"]
+mod cli;
+
+use std::path::{Path, PathBuf};
+
+use cli::{simdtok, stderr};
+use simdtok::corpus::megatron::{MegatronDtype, MegatronWriter, with_extension};
+
+/// A dataset as Megatron's `IndexedDataset` sees it.
+#[derive(Debug, PartialEq)]
+struct Dataset {
+    dtype_code: u8,
+    sequence_lengths: Vec<i32>,
+    sequence_pointers: Vec<i64>,
+    document_indices: Vec<i64>,
+    /// `dataset[i]` for every sequence `i`, as `u32`s.
+    sequences: Vec<Vec<u32>>,
+}
+
+/// `_IndexReader.__init__` then `IndexedDataset.__getitem__(i)` for each `i`: the header
+/// (`MMIDIDX\0\0`, version 1, the dtype's code, the two counts), then `count` lengths
+/// (`int32`), pointers (`int64`) and document indices (`int64`) one after another from the
+/// header's end; sequence `i` is `lengths[i]` items of the dtype at byte `pointers[i]` of
+/// `.bin`. Anything left over in the index is an error (Megatron would read it as the
+/// multimodal modes).
+fn read(prefix: &Path) -> Dataset {
+    let idx = std::fs::read(with_extension(prefix, ".idx")).unwrap();
+    let bin = std::fs::read(with_extension(prefix, ".bin")).unwrap();
+    assert_eq!(&idx[..9], b"MMIDIDX\x00\x00", "bad header");
+    let u64_at = |at: usize| u64::from_le_bytes(idx[at..at + 8].try_into().unwrap());
+    assert_eq!(u64_at(9), 1, "bad version");
+    let dtype_code = idx[17];
+    let size = match dtype_code {
+        8 => 2,
+        4 => 4,
+        other => panic!("dtype code {other}"),
+    };
+    let sequence_count = u64_at(18) as usize;
+    let document_count = u64_at(26) as usize;
+    let mut at = 34;
+    let mut take = |n: usize, width: usize| {
+        let s = &idx[at..at + n * width];
+        at += n * width;
+        s.chunks_exact(width)
+            .map(|c| {
+                let mut b = [0u8; 8];
+                b[..width].copy_from_slice(c);
+                i64::from_le_bytes(b) << (64 - 8 * width) >> (64 - 8 * width)
+            })
+            .collect::<Vec<i64>>()
+    };
+    let sequence_lengths: Vec<i32> = take(sequence_count, 4)
+        .into_iter()
+        .map(|v| v as i32)
+        .collect();
+    let sequence_pointers = take(sequence_count, 8);
+    let document_indices = take(document_count, 8);
+    assert_eq!(at, idx.len(), "bytes after the document indices");
+    let sequences = (0..sequence_count)
+        .map(|i| {
+            let start = sequence_pointers[i] as usize;
+            let end = start + sequence_lengths[i] as usize * size;
+            bin[start..end]
+                .chunks_exact(size)
+                .map(|c| match size {
+                    2 => u16::from_le_bytes([c[0], c[1]]) as u32,
+                    _ => i32::from_le_bytes(c.try_into().unwrap()) as u32,
+                })
+                .collect()
+        })
+        .collect();
+    Dataset {
+        dtype_code,
+        sequence_lengths,
+        sequence_pointers,
+        document_indices,
+        sequences,
+    }
+}
+
+/// The documents of a dataset (the sequences between consecutive document indices; one
+/// sequence or none each here).
+fn documents(d: &Dataset) -> Vec<Vec<u32>> {
+    d.document_indices
+        .windows(2)
+        .map(|w| {
+            (w[0]..w[1])
+                .flat_map(|s| d.sequences[s as usize].clone())
+                .collect()
+        })
+        .collect()
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("megatron")
+        .join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn the_writer_writes_what_megatrons_reader_reads_back() {
+    for dtype in [MegatronDtype::U16, MegatronDtype::I32] {
+        let dir = scratch(&format!("writer-{dtype:?}"));
+        let prefix = dir.join("data_text_document");
+        let docs: Vec<Vec<u32>> = vec![
+            vec![5, 6, 7],
+            vec![],
+            vec![65_535],
+            (0..10_000).map(|i| i % 1000).collect(),
+            vec![],
+            vec![1],
+        ];
+        let mut w = MegatronWriter::create(&prefix, dtype).unwrap();
+        for (i, d) in docs.iter().enumerate() {
+            if i == 3 {
+                // A long text in parts.
+                for part in d.chunks(777) {
+                    w.extend_document(part).unwrap();
+                }
+                w.end_document().unwrap();
+            } else {
+                w.push_document(d).unwrap();
+            }
+        }
+        let totals = w.finish().unwrap();
+        assert_eq!((totals.documents, totals.sequences), (6, 4));
+        assert_eq!(totals.tokens, 10_005);
+        let got = read(&prefix);
+        assert_eq!(got.dtype_code, dtype.code());
+        assert_eq!(got.sequence_lengths, [3, 1, 10_000, 1]);
+        let size = dtype.size() as i64;
+        assert_eq!(
+            got.sequence_pointers,
+            [0, 3 * size, 4 * size, 10_004 * size]
+        );
+        // `preprocess_data.py`'s document indices: 0, then the sequences after each document
+        // (an empty document adds none).
+        assert_eq!(got.document_indices, [0, 1, 1, 2, 3, 3, 4]);
+        assert_eq!(documents(&got), docs);
+        // Only the two files: no temporary file left.
+        let mut names: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["data_text_document.bin", "data_text_document.idx"]);
+    }
+    // An id the dtype cannot hold is an error naming it.
+    let dir = scratch("too-large");
+    let mut w = MegatronWriter::create(&dir.join("x"), MegatronDtype::U16).unwrap();
+    let e = w.push_document(&[1, 70_000]).unwrap_err();
+    assert!(e.to_string().contains("70000"), "{e}");
+}
+
+/// The ids of each line of `input` under `model`, by `encode --output-format ids`.
+fn ids_per_line(model: &str, input: &[u8], extra: &[&str]) -> Vec<Vec<u32>> {
+    let mut args = vec!["encode", "--model", model];
+    args.extend_from_slice(extra);
+    let out = simdtok(&args, input);
+    assert!(out.status.success(), "{}", stderr(&out));
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| l.split_whitespace().map(|t| t.parse().unwrap()).collect())
+        .collect()
+}
+
+/// `simdtok encode --model MODEL --output-format megatron --output PREFIX EXTRA…` on `stdin`.
+fn encode_megatron(
+    model: &str,
+    prefix: &str,
+    extra: &[&str],
+    stdin: &[u8],
+) -> std::process::Output {
+    let mut args = vec![
+        "encode",
+        "--model",
+        model,
+        "--output-format",
+        "megatron",
+        "--output",
+        prefix,
+    ];
+    args.extend_from_slice(extra);
+    simdtok(&args, stdin)
+}
+
+fn data(rel: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(rel)
+        .display()
+        .to_string()
+}
+
+#[test]
+fn encode_writes_a_document_per_text_on_every_thread_count() {
+    let corpus = std::fs::read_to_string(data("corpus/udhr_scripts.txt")).unwrap();
+    // Lines in many scripts, with empty ones among them.
+    let text: String = corpus.lines().take(400).map(|l| format!("{l}\n")).collect();
+    let text = format!("{text}\n\nlast line without an end");
+    for model in [
+        data("bpe/encoder.json"),
+        data("sentencepiece/botchan_en_unigram_1000.model"),
+        data("wordpiece/bert-base-uncased.vocab.txt"),
+    ] {
+        let want = ids_per_line(&model, text.as_bytes(), &[]);
+        for threads in ["1", "3"] {
+            for separator in [None, Some("7")] {
+                let dir = scratch(&format!("encode-{threads}-{separator:?}"));
+                let prefix = dir.join("out").display().to_string();
+                let mut extra = vec!["--threads", threads];
+                if let Some(id) = separator {
+                    extra.extend(["--separator-id", id]);
+                }
+                let out = encode_megatron(&model, &prefix, &extra, text.as_bytes());
+                assert!(out.status.success(), "{}", stderr(&out));
+                let got = read(Path::new(&prefix));
+                assert_eq!(got.dtype_code, 8, "small vocabularies: uint16");
+                let want: Vec<Vec<u32>> = want
+                    .iter()
+                    .map(|ids| {
+                        let mut ids = ids.clone();
+                        ids.extend(separator.map(|s| s.parse::<u32>().unwrap()));
+                        ids
+                    })
+                    .collect();
+                assert_eq!(documents(&got), want, "{model} {threads} {separator:?}");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_raw_text_in_parts_is_one_document() {
+    let model = data("bpe/encoder.json");
+    // 600 kB: more than one block of the reader, so in parts.
+    let text = std::fs::read_to_string(data("corpus/en_kjv_bible.head.txt"))
+        .unwrap()
+        .repeat(3);
+    let whole = simdtok(
+        &["encode", "--model", &model, "--input-format", "raw"],
+        text.as_bytes(),
+    );
+    assert!(whole.status.success(), "{}", stderr(&whole));
+    let want: Vec<u32> = String::from_utf8(whole.stdout)
+        .unwrap()
+        .split_whitespace()
+        .map(|t| t.parse().unwrap())
+        .collect();
+    let dir = scratch("raw");
+    let prefix = dir.join("raw").display().to_string();
+    let extra = [
+        "--input-format",
+        "raw",
+        "--threads",
+        "2",
+        "--separator-id",
+        "50256",
+    ];
+    let out = encode_megatron(&model, &prefix, &extra, text.as_bytes());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let got = read(Path::new(&prefix));
+    let mut want = want;
+    want.push(50256);
+    assert_eq!(documents(&got), [want]);
+}
+
+#[test]
+fn megatron_needs_a_prefix_and_ids_that_fit() {
+    let model = data("bpe/encoder.json");
+    let out = simdtok(
+        &["encode", "--model", &model, "--output-format", "megatron"],
+        b"hi\n",
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("--output PREFIX"), "{}", stderr(&out));
+    let dir = scratch("bad-separator");
+    let prefix = dir.join("x").display().to_string();
+    let out = encode_megatron(&model, &prefix, &["--separator-id", "70000"], b"hi\n");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("70000"), "{}", stderr(&out));
+    assert_eq!(
+        std::fs::read_dir(&dir).unwrap().count(),
+        0,
+        "nothing written"
+    );
+}
+
+/// A vocabulary of 65 500 ids or more gets `int32` tokens (cl100k, from `../shared/data`).
+#[test]
+fn a_large_vocabulary_gets_int32_tokens() {
+    let shared = std::env::var_os("SIMDTOK_SHARED_DATA")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data"));
+    let model = shared.join("models/tiktoken/cl100k_base.tiktoken");
+    if !model.is_file() {
+        eprintln!("SKIPPED: ../shared/data is absent (set SIMDTOK_SHARED_DATA)");
+        return;
+    }
+    let model = model.display().to_string();
+    let text = "Hello world\nunseen text, tokens above 65535 — 日本語\n";
+    let want = ids_per_line(&model, text.as_bytes(), &[]);
+    assert!(want.iter().flatten().any(|&id| id > 65_535));
+    let dir = scratch("int32");
+    let prefix = dir.join("big").display().to_string();
+    let out = encode_megatron(&model, &prefix, &[], text.as_bytes());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let got = read(Path::new(&prefix));
+    assert_eq!(got.dtype_code, 4);
+    assert_eq!(documents(&got), want);
+}
