@@ -11,8 +11,9 @@ mod cli;
 
 use std::path::{Path, PathBuf};
 
-use cli::{simdtok, stderr};
-use simdtok::corpus::megatron::{MegatronDtype, MegatronWriter, with_extension};
+use cli::{data, ids_per_line, scratch, simdtok, stderr};
+use simdtok::corpus::megatron::{MegatronDtype, MegatronWriter};
+use simdtok::corpus::{DocumentWriter, with_extension};
 
 /// A dataset as Megatron's `IndexedDataset` sees it.
 #[derive(Debug, PartialEq)]
@@ -99,19 +100,10 @@ fn documents(d: &Dataset) -> Vec<Vec<u32>> {
         .collect()
 }
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("megatron")
-        .join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
 #[test]
 fn the_writer_writes_what_megatrons_reader_reads_back() {
     for dtype in [MegatronDtype::U16, MegatronDtype::I32] {
-        let dir = scratch(&format!("writer-{dtype:?}"));
+        let dir = scratch("megatron", &format!("writer-{dtype:?}"));
         let prefix = dir.join("data_text_document");
         let docs: Vec<Vec<u32>> = vec![
             vec![5, 6, 7],
@@ -133,13 +125,14 @@ fn the_writer_writes_what_megatrons_reader_reads_back() {
                 w.push_document(d).unwrap();
             }
         }
+        assert_eq!(w.sequences(), 4);
         let totals = w.finish().unwrap();
-        assert_eq!((totals.documents, totals.sequences), (6, 4));
+        assert_eq!(totals.documents, 6);
         assert_eq!(totals.tokens, 10_005);
         let got = read(&prefix);
         assert_eq!(got.dtype_code, dtype.code());
         assert_eq!(got.sequence_lengths, [3, 1, 10_000, 1]);
-        let size = dtype.size() as i64;
+        let size = dtype.width().bytes as i64;
         assert_eq!(
             got.sequence_pointers,
             [0, 3 * size, 4 * size, 10_004 * size]
@@ -157,23 +150,10 @@ fn the_writer_writes_what_megatrons_reader_reads_back() {
         assert_eq!(names, ["data_text_document.bin", "data_text_document.idx"]);
     }
     // An id the dtype cannot hold is an error naming it.
-    let dir = scratch("too-large");
+    let dir = scratch("megatron", "too-large");
     let mut w = MegatronWriter::create(&dir.join("x"), MegatronDtype::U16).unwrap();
     let e = w.push_document(&[1, 70_000]).unwrap_err();
     assert!(e.to_string().contains("70000"), "{e}");
-}
-
-/// The ids of each line of `input` under `model`, by `encode --output-format ids`.
-fn ids_per_line(model: &str, input: &[u8], extra: &[&str]) -> Vec<Vec<u32>> {
-    let mut args = vec!["encode", "--model", model];
-    args.extend_from_slice(extra);
-    let out = simdtok(&args, input);
-    assert!(out.status.success(), "{}", stderr(&out));
-    String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| l.split_whitespace().map(|t| t.parse().unwrap()).collect())
-        .collect()
 }
 
 /// `simdtok encode --model MODEL --output-format megatron --output PREFIX EXTRA…` on `stdin`.
@@ -196,14 +176,6 @@ fn encode_megatron(
     simdtok(&args, stdin)
 }
 
-fn data(rel: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data")
-        .join(rel)
-        .display()
-        .to_string()
-}
-
 #[test]
 fn encode_writes_a_document_per_text_on_every_thread_count() {
     let corpus = std::fs::read_to_string(data("corpus/udhr_scripts.txt")).unwrap();
@@ -218,7 +190,7 @@ fn encode_writes_a_document_per_text_on_every_thread_count() {
         let want = ids_per_line(&model, text.as_bytes(), &[]);
         for threads in ["1", "3"] {
             for separator in [None, Some("7")] {
-                let dir = scratch(&format!("encode-{threads}-{separator:?}"));
+                let dir = scratch("megatron", &format!("encode-{threads}-{separator:?}"));
                 let prefix = dir.join("out").display().to_string();
                 let mut extra = vec!["--threads", threads];
                 if let Some(id) = separator {
@@ -259,7 +231,7 @@ fn a_raw_text_in_parts_is_one_document() {
         .split_whitespace()
         .map(|t| t.parse().unwrap())
         .collect();
-    let dir = scratch("raw");
+    let dir = scratch("megatron", "raw");
     let prefix = dir.join("raw").display().to_string();
     let extra = [
         "--input-format",
@@ -286,7 +258,7 @@ fn megatron_needs_a_prefix_and_ids_that_fit() {
     );
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("--output PREFIX"), "{}", stderr(&out));
-    let dir = scratch("bad-separator");
+    let dir = scratch("megatron", "bad-separator");
     let prefix = dir.join("x").display().to_string();
     let out = encode_megatron(&model, &prefix, &["--separator-id", "70000"], b"hi\n");
     assert_eq!(out.status.code(), Some(1));
@@ -313,7 +285,7 @@ fn a_large_vocabulary_gets_int32_tokens() {
     let text = "Hello world\nunseen text, tokens above 65535 — 日本語\n";
     let want = ids_per_line(&model, text.as_bytes(), &[]);
     assert!(want.iter().flatten().any(|&id| id > 65_535));
-    let dir = scratch("int32");
+    let dir = scratch("megatron", "int32");
     let prefix = dir.join("big").display().to_string();
     let out = encode_megatron(&model, &prefix, &[], text.as_bytes());
     assert!(out.status.success(), "{}", stderr(&out));

@@ -5,7 +5,9 @@ use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
 use std::sync::Arc;
 
 use clap::Args;
-use simdtok::corpus::megatron::{MegatronDtype, MegatronError, MegatronWriter};
+use simdtok::corpus::datatrove::{DatatroveWriter, datatrove_token_size};
+use simdtok::corpus::megatron::{MegatronDtype, MegatronWriter};
+use simdtok::corpus::{CorpusError, DocumentWriter, TokenWidth};
 use simdtok::{Encoding, Tokenizer};
 
 use super::args::{EncodeOptions, InputArgs, ModelArgs, OutputArgs, RunArgs};
@@ -53,14 +55,23 @@ pub fn run(args: EncodeArgs) -> CliResult {
     if format == OutputFormat::U16 {
         check_u16(&tokenizer, args.separator_id)?;
     }
-    let megatron = (format == OutputFormat::Megatron)
-        .then(|| megatron_writer(&args.output.output, &tokenizer, args.separator_id))
+    let documents = format
+        .is_documents()
+        .then(|| {
+            document_writer(
+                format,
+                &args.output.output,
+                &args.model.model,
+                &tokenizer,
+                args.separator_id,
+            )
+        })
         .transpose()?;
     let workers = Workers::new(args.run.threads)?;
     let (source, reader) = input::open(&args.input, BLOCK_BYTES, raw_cuts(&tokenizer))?;
     let progress = Progress::new(args.run.progress(), source.len);
-    let mut sink = match megatron {
-        Some(writer) => Sink::Megatron(writer, args.separator_id),
+    let mut sink = match documents {
+        Some(writer) => Sink::Documents(writer, args.separator_id),
         None => Sink::new(Output::create(&args.output.output)?, format)?,
     };
     let pieces = format.needs_pieces();
@@ -113,13 +124,13 @@ pub fn run(args: EncodeArgs) -> CliResult {
             Ok(())
         },
         |chunk| {
-            // Megatron's writer takes a block's texts as ids, each a document.
-            if !writer_renders && format != OutputFormat::Megatron {
+            // A dataset's writer takes a block's texts as ids, each a document.
+            if !writer_renders && !format.is_documents() {
                 render.block(&chunk.ids, &chunk.ends, &mut chunk.bytes);
             }
         },
         |chunk, part| match part {
-            Part::Records if format == OutputFormat::Megatron => sink.write_texts(chunk),
+            Part::Records if format.is_documents() => sink.write_texts(chunk),
             Part::Records if writer_renders => {
                 rendered.clear();
                 render.block(&chunk.ids, &chunk.ends, &mut rendered);
@@ -234,39 +245,71 @@ fn check_u16(tokenizer: &Tokenizer, separator: Option<u32>) -> CliResult {
     Ok(())
 }
 
-/// The Megatron dataset at `--output PREFIX`, in Megatron's dtype for the model's vocabulary;
-/// `--separator-id` must fit it.
-fn megatron_writer(
-    prefix: &Option<std::path::PathBuf>,
+/// The writer of a dataset format at `--output` (Megatron's `PREFIX`, datatrove's
+/// `NAME.ds`), its tokens of the width the format gives the model's vocabulary;
+/// `--separator-id` must fit them.
+fn document_writer(
+    format: OutputFormat,
+    output: &Option<std::path::PathBuf>,
+    model: &std::path::Path,
     tokenizer: &Tokenizer,
     separator: Option<u32>,
-) -> CliResult<MegatronWriter> {
-    let Some(prefix) = prefix.as_ref().filter(|p| p.as_os_str() != "-") else {
-        return Err(Failure::usage(
-            "--output-format megatron writes PREFIX.bin and PREFIX.idx: give --output PREFIX",
-        ));
+) -> CliResult<Box<dyn DocumentWriter>> {
+    let (name, what) = match format {
+        OutputFormat::Megatron => (
+            "megatron",
+            "PREFIX.bin and PREFIX.idx: give --output PREFIX",
+        ),
+        _ => (
+            "datatrove",
+            "NAME.ds, NAME.ds.index and NAME.ds.metadata: give --output NAME.ds",
+        ),
     };
-    let dtype = MegatronDtype::for_vocab(tokenizer.vocab_size());
-    if let Some(id) = separator.filter(|&id| !dtype.holds(id)) {
+    let Some(path) = output.as_ref().filter(|p| p.as_os_str() != "-") else {
+        return Err(Failure::usage(format!(
+            "--output-format {name} writes {what}"
+        )));
+    };
+    let vocab = tokenizer.vocab_size();
+    let width = match format {
+        OutputFormat::Megatron => MegatronDtype::for_vocab(vocab).width(),
+        _ if datatrove_token_size(vocab) == 2 => TokenWidth {
+            bytes: 2,
+            max: u16::MAX as u32,
+            name: "uint16",
+        },
+        _ => TokenWidth {
+            bytes: 4,
+            max: u32::MAX,
+            name: "uint32",
+        },
+    };
+    if let Some(id) = separator.filter(|&id| !width.holds(id)) {
         return Err(Failure::runtime(format!(
-            "--output-format megatron: --separator-id {id} does not fit the dataset's tokens \
-             (uint16, for a vocabulary of {} ids)",
-            tokenizer.vocab_size()
+            "--output-format {name}: --separator-id {id} does not fit the dataset's {} tokens \
+             (for a vocabulary of {vocab} ids)",
+            width.name
         )));
     }
-    MegatronWriter::create(prefix, dtype).map_err(megatron_error)
+    let writer: Result<Box<dyn DocumentWriter>, CorpusError> = match format {
+        OutputFormat::Megatron => MegatronWriter::create(path, MegatronDtype::for_vocab(vocab))
+            .map(|w| Box::new(w) as Box<dyn DocumentWriter>),
+        _ => DatatroveWriter::create(path, width.bytes, &model.display().to_string())
+            .map(|w| Box::new(w) as Box<dyn DocumentWriter>),
+    };
+    writer.map_err(corpus_error)
 }
 
-fn megatron_error(e: MegatronError) -> Failure {
-    Failure::runtime(format!("--output-format megatron: {e}"))
+fn corpus_error(e: CorpusError) -> Failure {
+    Failure::runtime(format!("--output: {e}"))
 }
 
-/// The output, with the `.npy` framing when asked for, or Megatron's dataset (and the id that
-/// ends each document).
+/// The output, with the `.npy` framing when asked for, or a dataset of documents (and the id
+/// that ends each one).
 enum Sink {
     Plain(Output),
     Npy(NpyWriter),
-    Megatron(MegatronWriter, Option<u32>),
+    Documents(Box<dyn DocumentWriter>, Option<u32>),
 }
 
 impl Sink {
@@ -277,35 +320,35 @@ impl Sink {
         })
     }
 
-    /// Rendered bytes; for Megatron, a raw text's part (in the dataset's dtype).
+    /// Rendered bytes; for a dataset, a raw text's part (as its tokens are stored).
     fn write_all(&mut self, bytes: &[u8]) -> CliResult {
         match self {
             Sink::Plain(out) => out.write_all(bytes),
             Sink::Npy(npy) => npy.write_all(bytes),
-            Sink::Megatron(w, _) => w.extend_document_encoded(bytes).map_err(megatron_error),
+            Sink::Documents(w, _) => w.extend_document_encoded(bytes).map_err(corpus_error),
         }
     }
 
-    /// A block's texts as Megatron documents, each ended by the separator when there is one.
+    /// A block's texts as documents, each ended by the separator when there is one.
     fn write_texts(&mut self, chunk: &Chunk) -> CliResult {
-        let Sink::Megatron(w, separator) = self else {
-            unreachable!("only Megatron's writer takes texts as ids");
+        let Sink::Documents(w, separator) = self else {
+            unreachable!("only a dataset's writer takes texts as ids");
         };
         let mut start = 0;
         for &end in &chunk.ends {
             w.extend_document(&chunk.ids[start..end])
                 .and_then(|()| w.extend_document(separator.as_slice()))
                 .and_then(|()| w.end_document())
-                .map_err(megatron_error)?;
+                .map_err(corpus_error)?;
             start = end;
         }
         Ok(())
     }
 
-    /// The end of a raw text (its parts written): for Megatron, the end of its document.
+    /// The end of a raw text (its parts written): for a dataset, the end of its document.
     fn end_text(&mut self) -> CliResult {
         match self {
-            Sink::Megatron(w, _) => w.end_document().map_err(megatron_error),
+            Sink::Documents(w, _) => w.end_document().map_err(corpus_error),
             _ => Ok(()),
         }
     }
@@ -314,7 +357,7 @@ impl Sink {
         match self {
             Sink::Plain(out) => out.finish(),
             Sink::Npy(npy) => npy.finish()?.finish(),
-            Sink::Megatron(w, _) => w.finish().map(drop).map_err(megatron_error),
+            Sink::Documents(w, _) => w.finish().map(drop).map_err(corpus_error),
         }
     }
 }

@@ -4,6 +4,7 @@
 
 use clap::ValueEnum;
 use simdtok::Encoding;
+use simdtok::corpus::datatrove::datatrove_token_size;
 use simdtok::corpus::megatron::MegatronDtype;
 
 /// The output formats of `encode`.
@@ -24,6 +25,9 @@ pub enum OutputFormat {
     /// Megatron-LM's indexed dataset: `--output PREFIX` writes `PREFIX.bin` and `PREFIX.idx`
     /// (`simdtok::corpus::megatron`), a document per text.
     Megatron,
+    /// datatrove's tokenized file: `--output NAME.ds` writes it, `NAME.ds.index` and
+    /// `NAME.ds.metadata` (`simdtok::corpus::datatrove`), a document per text.
+    Datatrove,
 }
 
 impl OutputFormat {
@@ -31,8 +35,18 @@ impl OutputFormat {
     pub fn is_binary(self) -> bool {
         matches!(
             self,
-            OutputFormat::Npy | OutputFormat::U16 | OutputFormat::U32 | OutputFormat::Megatron
+            OutputFormat::Npy
+                | OutputFormat::U16
+                | OutputFormat::U32
+                | OutputFormat::Megatron
+                | OutputFormat::Datatrove
         )
+    }
+
+    /// Whether the format is a dataset of documents written by a
+    /// [`simdtok::corpus::DocumentWriter`] (a text per document).
+    pub fn is_documents(self) -> bool {
+        matches!(self, OutputFormat::Megatron | OutputFormat::Datatrove)
     }
 
     /// Whether the format needs the token strings.
@@ -78,7 +92,8 @@ impl Render {
         };
         let width = match format {
             OutputFormat::U16 => 2,
-            OutputFormat::Megatron => MegatronDtype::for_vocab(vocab_size).size(),
+            OutputFormat::Megatron => MegatronDtype::for_vocab(vocab_size).width().bytes,
+            OutputFormat::Datatrove => datatrove_token_size(vocab_size),
             _ => 4,
         };
         Render {
@@ -152,9 +167,11 @@ impl Render {
                 push_offsets(out, &enc.offsets, 0, false);
                 out.extend_from_slice(b"]}\n");
             }
-            OutputFormat::Npy | OutputFormat::U32 | OutputFormat::U16 | OutputFormat::Megatron => {
-                push_binary(self.width, &enc.ids, self.separator, out)
-            }
+            OutputFormat::Npy
+            | OutputFormat::U32
+            | OutputFormat::U16
+            | OutputFormat::Megatron
+            | OutputFormat::Datatrove => push_binary(self.width, &enc.ids, self.separator, out),
         }
     }
 
@@ -188,7 +205,11 @@ impl Render {
                 push_offsets(tail, moved, base, true);
                 push_offsets(tail, kept, 0, true);
             }
-            OutputFormat::Npy | OutputFormat::U32 | OutputFormat::U16 | OutputFormat::Megatron => {
+            OutputFormat::Npy
+            | OutputFormat::U32
+            | OutputFormat::U16
+            | OutputFormat::Megatron
+            | OutputFormat::Datatrove => {
                 let separator = self.separator.filter(|_| last);
                 push_binary(self.width, &enc.ids, separator, out)
             }

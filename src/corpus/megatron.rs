@@ -24,6 +24,11 @@ use std::path::{Path, PathBuf};
 
 use tempfile::NamedTempFile;
 
+use super::{
+    CorpusError, DocumentTotals, DocumentWriter, TokenWidth, io_error, persist, temporary_beside,
+    with_extension,
+};
+
 /// The first bytes of an index file.
 pub const INDEX_HEADER: &[u8; 9] = b"MMIDIDX\x00\x00";
 
@@ -55,44 +60,21 @@ impl MegatronDtype {
         }
     }
 
-    /// Bytes per token.
-    pub fn size(self) -> usize {
+    /// The tokens' integers.
+    pub fn width(self) -> TokenWidth {
         match self {
-            MegatronDtype::U16 => 2,
-            MegatronDtype::I32 => 4,
+            MegatronDtype::U16 => TokenWidth {
+                bytes: 2,
+                max: u16::MAX as u32,
+                name: "uint16",
+            },
+            MegatronDtype::I32 => TokenWidth {
+                bytes: 4,
+                max: i32::MAX as u32,
+                name: "int32",
+            },
         }
     }
-
-    /// Whether `id` is representable.
-    pub fn holds(self, id: u32) -> bool {
-        match self {
-            MegatronDtype::U16 => id <= u16::MAX as u32,
-            MegatronDtype::I32 => id <= i32::MAX as u32,
-        }
-    }
-
-    /// Appends `ids` in this dtype, little-endian; the first id it cannot hold is the error.
-    pub fn encode(self, ids: &[u32], out: &mut Vec<u8>) -> Result<(), u32> {
-        if let Some(&id) = ids.iter().find(|&&id| !self.holds(id)) {
-            return Err(id);
-        }
-        match self {
-            MegatronDtype::U16 => out.extend(ids.iter().flat_map(|&id| (id as u16).to_le_bytes())),
-            MegatronDtype::I32 => out.extend(ids.iter().flat_map(|&id| id.to_le_bytes())),
-        }
-        Ok(())
-    }
-}
-
-/// What a finished dataset holds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct MegatronTotals {
-    /// Documents (the index holds one more document index).
-    pub documents: u64,
-    /// Sequences: the documents with tokens.
-    pub sequences: u64,
-    /// Tokens.
-    pub tokens: u64,
 }
 
 /// Writes one dataset. See the module documentation.
@@ -105,78 +87,22 @@ pub struct MegatronWriter {
     lengths: BufWriter<File>,
     /// The `int64` document index after each document so far.
     documents: BufWriter<File>,
-    totals: MegatronTotals,
-    /// Tokens of the document being written (by [`MegatronWriter::extend_document`]).
+    totals: DocumentTotals,
+    sequences: u64,
+    /// Tokens of the document being written.
     open: u64,
     scratch: Vec<u8>,
 }
 
-/// Why a dataset could not be written.
-#[derive(Debug)]
-pub enum MegatronError {
-    /// Reading or writing a file (the path, the cause).
-    Io(PathBuf, io::Error),
-    /// An id the dataset's dtype cannot hold.
-    IdTooLarge { id: u32, dtype: MegatronDtype },
-    /// A document of more tokens than an `int32` length holds.
-    DocumentTooLong(u64),
-}
-
-impl std::fmt::Display for MegatronError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            MegatronError::Io(path, e) => write!(f, "{}: {e}", path.display()),
-            MegatronError::IdTooLarge { id, dtype } => write!(
-                f,
-                "id {id} does not fit the dataset's {} tokens",
-                match dtype {
-                    MegatronDtype::U16 => "uint16",
-                    MegatronDtype::I32 => "int32",
-                }
-            ),
-            MegatronError::DocumentTooLong(n) => write!(
-                f,
-                "a document of {n} tokens: Megatron's index holds at most {} per sequence",
-                i32::MAX
-            ),
-        }
-    }
-}
-
-impl std::error::Error for MegatronError {}
-
-/// `PREFIX` with `ext` appended (`data/shard` → `data/shard.bin`), as Megatron names the files.
-pub fn with_extension(prefix: &Path, ext: &str) -> PathBuf {
-    let mut name = prefix.as_os_str().to_owned();
-    name.push(ext);
-    PathBuf::from(name)
-}
-
 const BUFFER: usize = 1 << 16;
-
-/// The error of an I/O failure on `path`.
-fn io_error(path: &Path) -> impl FnOnce(io::Error) -> MegatronError + use<> {
-    let path = path.to_path_buf();
-    move |e| MegatronError::Io(path, e)
-}
-
-/// A temporary file beside `path` (same file system: it is renamed over `path` when complete).
-fn temporary_beside(path: &Path, suffix: &str) -> Result<NamedTempFile, MegatronError> {
-    let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
-    tempfile::Builder::new()
-        .prefix(".simdtok-")
-        .suffix(suffix)
-        .tempfile_in(dir.unwrap_or(Path::new(".")))
-        .map_err(io_error(path))
-}
 
 impl MegatronWriter {
     /// Starts the dataset `PREFIX.bin` + `PREFIX.idx` of tokens of `dtype`. Nothing appears
-    /// under those names before [`MegatronWriter::finish`].
-    pub fn create(prefix: &Path, dtype: MegatronDtype) -> Result<MegatronWriter, MegatronError> {
+    /// under those names before [`DocumentWriter::finish`].
+    pub fn create(prefix: &Path, dtype: MegatronDtype) -> Result<MegatronWriter, CorpusError> {
         let bin_path = with_extension(prefix, ".bin");
         let idx_path = with_extension(prefix, ".idx");
-        let bin = temporary_beside(&bin_path, ".bin.tmp")?;
+        let bin = temporary_beside(&bin_path)?;
         let spill = || tempfile::tempfile().map(|f| BufWriter::with_capacity(BUFFER, f));
         Ok(MegatronWriter {
             bin: BufWriter::with_capacity(BUFFER, bin),
@@ -185,11 +111,8 @@ impl MegatronWriter {
             bin_path,
             idx_path,
             dtype,
-            totals: MegatronTotals {
-                documents: 0,
-                sequences: 0,
-                tokens: 0,
-            },
+            totals: DocumentTotals::default(),
+            sequences: 0,
             open: 0,
             scratch: Vec::new(),
         })
@@ -200,116 +123,136 @@ impl MegatronWriter {
         self.dtype
     }
 
-    /// Adds one whole document.
-    pub fn push_document(&mut self, ids: &[u32]) -> Result<(), MegatronError> {
-        self.extend_document(ids)?;
-        self.end_document()
+    /// Consumes the writer; see [`DocumentWriter::finish`].
+    pub fn finish(self) -> Result<DocumentTotals, CorpusError> {
+        DocumentWriter::finish(Box::new(self))
     }
 
-    /// Adds `ids` to the document being written (a long text encoded in parts).
-    pub fn extend_document(&mut self, ids: &[u32]) -> Result<(), MegatronError> {
+    /// Sequences so far: the documents with tokens.
+    pub fn sequences(&self) -> u64 {
+        self.sequences
+    }
+}
+
+/// The index of `sequences` sequences and `documents` documents: header, lengths, pointers
+/// (from the lengths), document indices.
+fn write_index(
+    dtype: MegatronDtype,
+    sequences: u64,
+    documents: u64,
+    lengths: &mut BufReader<File>,
+    document_indices: &mut BufReader<File>,
+    out: &mut impl Write,
+) -> io::Result<()> {
+    out.write_all(INDEX_HEADER)?;
+    out.write_all(&1u64.to_le_bytes())?;
+    out.write_all(&[dtype.code()])?;
+    out.write_all(&sequences.to_le_bytes())?;
+    // The document indices: the leading 0 and one per document.
+    out.write_all(&(documents + 1).to_le_bytes())?;
+    io::copy(lengths, out)?;
+    lengths.seek(SeekFrom::Start(0))?;
+    let size = dtype.width().bytes as i64;
+    let mut pointer = 0i64;
+    let mut len = [0u8; 4];
+    for _ in 0..sequences {
+        lengths.read_exact(&mut len)?;
+        out.write_all(&pointer.to_le_bytes())?;
+        pointer += i32::from_le_bytes(len) as i64 * size;
+    }
+    out.write_all(&0i64.to_le_bytes())?;
+    io::copy(document_indices, out)?;
+    Ok(())
+}
+
+/// A spill file, flushed and read again from its start.
+fn rewind(w: BufWriter<File>) -> io::Result<BufReader<File>> {
+    let mut f = w.into_inner().map_err(|e| e.into_error())?;
+    f.seek(SeekFrom::Start(0))?;
+    Ok(BufReader::with_capacity(BUFFER, f))
+}
+
+impl DocumentWriter for MegatronWriter {
+    fn token_size(&self) -> usize {
+        self.dtype.width().bytes
+    }
+
+    fn extend_document(&mut self, ids: &[u32]) -> Result<(), CorpusError> {
         let mut bytes = std::mem::take(&mut self.scratch);
         bytes.clear();
-        let dtype = self.dtype;
-        dtype
-            .encode(ids, &mut bytes)
-            .map_err(|id| MegatronError::IdTooLarge { id, dtype })?;
-        let written = self.write_bin(&bytes);
+        let encoded = self.dtype.width().encode(ids, &mut bytes);
+        let written = encoded.and_then(|()| self.extend_document_encoded(&bytes));
         self.scratch = bytes;
-        written?;
-        self.open += ids.len() as u64;
-        Ok(())
+        written
     }
 
-    /// Adds tokens already in the dataset's dtype (as [`MegatronDtype::encode`] writes them) to
-    /// the document being written: a long text's parts rendered by several threads.
-    ///
     /// # Panics
     /// When `bytes` is not a whole number of tokens.
-    pub fn extend_document_encoded(&mut self, bytes: &[u8]) -> Result<(), MegatronError> {
-        let size = self.dtype.size();
+    fn extend_document_encoded(&mut self, bytes: &[u8]) -> Result<(), CorpusError> {
+        let size = self.token_size();
         assert!(bytes.len().is_multiple_of(size), "whole tokens");
-        self.write_bin(bytes)?;
+        self.bin
+            .write_all(bytes)
+            .map_err(io_error(&self.bin_path))?;
         self.open += (bytes.len() / size) as u64;
         Ok(())
     }
 
-    /// Ends the document being written: a sequence when it has tokens, and its document index.
-    pub fn end_document(&mut self) -> Result<(), MegatronError> {
+    /// A sequence when the document has tokens, and its document index.
+    fn end_document(&mut self) -> Result<(), CorpusError> {
         let n = std::mem::take(&mut self.open);
         if n > 0 {
-            let len = i32::try_from(n).map_err(|_| MegatronError::DocumentTooLong(n))?;
+            let len = i32::try_from(n).map_err(|_| CorpusError::DocumentTooLong {
+                tokens: n,
+                most: i32::MAX as u64,
+            })?;
             self.lengths
                 .write_all(&len.to_le_bytes())
                 .map_err(io_error(&self.idx_path))?;
-            self.totals.sequences += 1;
+            self.sequences += 1;
             self.totals.tokens += n;
         }
         self.totals.documents += 1;
         self.documents
-            .write_all(&(self.totals.sequences as i64).to_le_bytes())
+            .write_all(&(self.sequences as i64).to_le_bytes())
             .map_err(io_error(&self.idx_path))
     }
 
-    fn write_bin(&mut self, bytes: &[u8]) -> Result<(), MegatronError> {
-        self.bin.write_all(bytes).map_err(io_error(&self.bin_path))
-    }
-
-    /// Writes the index and puts both files in place (`.bin` first). A document left open by
-    /// [`MegatronWriter::extend_document`] is ended first.
-    pub fn finish(mut self) -> Result<MegatronTotals, MegatronError> {
+    /// Writes the index and puts both files in place (`.bin` first).
+    fn finish(mut self: Box<Self>) -> Result<DocumentTotals, CorpusError> {
         if self.open > 0 {
             self.end_document()?;
         }
-        let idx_path = self.idx_path.clone();
-        let io = io_error;
-        let rewind = |w: BufWriter<File>| -> io::Result<BufReader<File>> {
-            let mut f = w.into_inner().map_err(|e| e.into_error())?;
-            f.seek(SeekFrom::Start(0))?;
-            Ok(BufReader::with_capacity(BUFFER, f))
-        };
-        let mut lengths = rewind(self.lengths).map_err(io(&idx_path))?;
-        let mut documents = rewind(self.documents).map_err(io(&idx_path))?;
-        let idx = temporary_beside(&idx_path, ".idx.tmp")?;
-        let mut out = BufWriter::with_capacity(BUFFER, idx);
-        let totals = self.totals;
-        let size = self.dtype.size() as i64;
-        (|| -> io::Result<()> {
-            out.write_all(INDEX_HEADER)?;
-            out.write_all(&1u64.to_le_bytes())?;
-            out.write_all(&[self.dtype.code()])?;
-            out.write_all(&totals.sequences.to_le_bytes())?;
-            // The document indices: the leading 0 and one per document.
-            out.write_all(&(totals.documents + 1).to_le_bytes())?;
-            io::copy(&mut lengths, &mut out)?;
-            lengths.seek(SeekFrom::Start(0))?;
-            let mut pointer = 0i64;
-            let mut len = [0u8; 4];
-            for _ in 0..totals.sequences {
-                lengths.read_exact(&mut len)?;
-                out.write_all(&pointer.to_le_bytes())?;
-                pointer += i32::from_le_bytes(len) as i64 * size;
-            }
-            out.write_all(&0i64.to_le_bytes())?;
-            io::copy(&mut documents, &mut out)?;
-            Ok(())
-        })()
-        .map_err(io(&idx_path))?;
-        let bin = self
-            .bin
+        let MegatronWriter {
+            bin_path,
+            idx_path,
+            dtype,
+            bin,
+            lengths,
+            documents,
+            totals,
+            sequences,
+            ..
+        } = *self;
+        let io = || io_error(&idx_path);
+        let mut lengths = rewind(lengths).map_err(io())?;
+        let mut document_indices = rewind(documents).map_err(io())?;
+        let mut out = BufWriter::with_capacity(BUFFER, temporary_beside(&idx_path)?);
+        write_index(
+            dtype,
+            sequences,
+            totals.documents,
+            &mut lengths,
+            &mut document_indices,
+            &mut out,
+        )
+        .map_err(io())?;
+        let idx = out.into_inner().map_err(|e| io()(e.into_error()))?;
+        let bin = bin
             .into_inner()
-            .map_err(|e| io_error(&self.bin_path)(e.into_error()))?;
-        let idx = out
-            .into_inner()
-            .map_err(|e| e.into_error())
-            .map_err(io(&idx_path))?;
-        for (file, path) in [(&bin, &self.bin_path), (&idx, &idx_path)] {
-            file.as_file().sync_all().map_err(io(path))?;
-        }
-        bin.persist(&self.bin_path)
-            .map_err(|e| io_error(&self.bin_path)(e.error))?;
-        idx.persist(&idx_path)
-            .map_err(|e| io_error(&idx_path)(e.error))?;
+            .map_err(|e| io_error(&bin_path)(e.into_error()))?;
+        persist(bin, &bin_path)?;
+        persist(idx, &idx_path)?;
         Ok(totals)
     }
 }
@@ -329,15 +272,15 @@ mod tests {
             (8, 4)
         );
         let mut out = Vec::new();
-        assert_eq!(MegatronDtype::U16.encode(&[1, 65_535], &mut out), Ok(()));
+        let u16 = MegatronDtype::U16.width();
+        assert!(u16.encode(&[1, 65_535], &mut out).is_ok());
         assert_eq!(out, [1, 0, 255, 255]);
-        assert_eq!(
-            MegatronDtype::U16.encode(&[3, 65_536], &mut out),
-            Err(65_536)
-        );
-        assert_eq!(
-            MegatronDtype::I32.encode(&[1 << 31], &mut out),
-            Err(1 << 31)
+        assert!(u16.encode(&[3, 65_536], &mut out).is_err());
+        assert!(
+            MegatronDtype::I32
+                .width()
+                .encode(&[1 << 31], &mut out)
+                .is_err()
         );
     }
 

@@ -31,3 +31,36 @@ pub fn simdtok(args: &[&str], stdin: &[u8]) -> Output {
 pub fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
+
+/// The path of `rel` under the committed `tests/data`, as text.
+pub fn data(rel: &str) -> String {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(rel)
+        .display()
+        .to_string()
+}
+
+/// The ids of each line of `input` under `model`, by `encode --output-format ids` (`extra`
+/// options added).
+pub fn ids_per_line(model: &str, input: &[u8], extra: &[&str]) -> Vec<Vec<u32>> {
+    let mut args = vec!["encode", "--model", model];
+    args.extend_from_slice(extra);
+    let out = simdtok(&args, input);
+    assert!(out.status.success(), "{}", stderr(&out));
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| l.split_whitespace().map(|t| t.parse().unwrap()).collect())
+        .collect()
+}
+
+/// An empty directory `group/name` under the tests' temporary directory.
+pub fn scratch(group: &str, name: &str) -> std::path::PathBuf {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(group)
+        .join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
