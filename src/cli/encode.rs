@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use clap::Args;
 use simdtok::corpus::datatrove::{DatatroveWriter, datatrove_token_size};
+use simdtok::corpus::llmc::{LlmcLayout, LlmcWriter};
 use simdtok::corpus::megatron::{MegatronDtype, MegatronWriter};
 use simdtok::corpus::{CorpusError, DocumentWriter, TokenWidth};
 use simdtok::{Encoding, Tokenizer};
@@ -260,6 +261,7 @@ fn document_writer(
             "megatron",
             "PREFIX.bin and PREFIX.idx: give --output PREFIX",
         ),
+        OutputFormat::Llmc => ("llmc", "a shard file: give --output PATH"),
         _ => (
             "datatrove",
             "NAME.ds, NAME.ds.index and NAME.ds.metadata: give --output NAME.ds",
@@ -273,6 +275,7 @@ fn document_writer(
     let vocab = tokenizer.vocab_size();
     let width = match format {
         OutputFormat::Megatron => MegatronDtype::for_vocab(vocab).width(),
+        OutputFormat::Llmc => LlmcLayout::for_vocab(vocab).width(),
         _ if datatrove_token_size(vocab) == 2 => TokenWidth {
             bytes: 2,
             max: u16::MAX as u32,
@@ -293,6 +296,8 @@ fn document_writer(
     }
     let writer: Result<Box<dyn DocumentWriter>, CorpusError> = match format {
         OutputFormat::Megatron => MegatronWriter::create(path, MegatronDtype::for_vocab(vocab))
+            .map(|w| Box::new(w) as Box<dyn DocumentWriter>),
+        OutputFormat::Llmc => LlmcWriter::create(path, LlmcLayout::for_vocab(vocab))
             .map(|w| Box::new(w) as Box<dyn DocumentWriter>),
         _ => DatatroveWriter::create(path, width.bytes, &model.display().to_string())
             .map(|w| Box::new(w) as Box<dyn DocumentWriter>),

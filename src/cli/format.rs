@@ -5,6 +5,7 @@
 use clap::ValueEnum;
 use simdtok::Encoding;
 use simdtok::corpus::datatrove::datatrove_token_size;
+use simdtok::corpus::llmc::LlmcLayout;
 use simdtok::corpus::megatron::MegatronDtype;
 
 /// The output formats of `encode`.
@@ -28,6 +29,9 @@ pub enum OutputFormat {
     /// datatrove's tokenized file: `--output NAME.ds` writes it, `NAME.ds.index` and
     /// `NAME.ds.metadata` (`simdtok::corpus::datatrove`), a document per text.
     Datatrove,
+    /// llm.c's token shard: `--output PATH` (`simdtok::corpus::llmc`), the texts' ids one after
+    /// another.
+    Llmc,
 }
 
 impl OutputFormat {
@@ -40,13 +44,17 @@ impl OutputFormat {
                 | OutputFormat::U32
                 | OutputFormat::Megatron
                 | OutputFormat::Datatrove
+                | OutputFormat::Llmc
         )
     }
 
     /// Whether the format is a dataset of documents written by a
     /// [`simdtok::corpus::DocumentWriter`] (a text per document).
     pub fn is_documents(self) -> bool {
-        matches!(self, OutputFormat::Megatron | OutputFormat::Datatrove)
+        matches!(
+            self,
+            OutputFormat::Megatron | OutputFormat::Datatrove | OutputFormat::Llmc
+        )
     }
 
     /// Whether the format needs the token strings.
@@ -94,6 +102,7 @@ impl Render {
             OutputFormat::U16 => 2,
             OutputFormat::Megatron => MegatronDtype::for_vocab(vocab_size).width().bytes,
             OutputFormat::Datatrove => datatrove_token_size(vocab_size),
+            OutputFormat::Llmc => LlmcLayout::for_vocab(vocab_size).width().bytes,
             _ => 4,
         };
         Render {
@@ -171,7 +180,8 @@ impl Render {
             | OutputFormat::U32
             | OutputFormat::U16
             | OutputFormat::Megatron
-            | OutputFormat::Datatrove => push_binary(self.width, &enc.ids, self.separator, out),
+            | OutputFormat::Datatrove
+            | OutputFormat::Llmc => push_binary(self.width, &enc.ids, self.separator, out),
         }
     }
 
@@ -209,7 +219,8 @@ impl Render {
             | OutputFormat::U32
             | OutputFormat::U16
             | OutputFormat::Megatron
-            | OutputFormat::Datatrove => {
+            | OutputFormat::Datatrove
+            | OutputFormat::Llmc => {
                 let separator = self.separator.filter(|_| last);
                 push_binary(self.width, &enc.ids, separator, out)
             }

@@ -2,12 +2,14 @@
 //!
 //! - [`megatron`]: Megatron-LM's indexed dataset (`.bin` + `.idx`).
 //! - [`datatrove`]: datatrove's tokenized files (`.ds` + `.ds.index` + `.ds.metadata`).
+//! - [`llmc`]: llm.c's token shards (a header of 256 `int32`s, then the tokens).
 //!
 //! Each writer takes documents one after another ([`DocumentWriter`]), keeps memory bounded
 //! however many there are, and writes every file beside its final name, renaming it into place
 //! only when complete: a failed or killed run leaves nothing that claims to be a dataset.
 
 pub mod datatrove;
+pub mod llmc;
 pub mod megatron;
 
 use std::io;
