@@ -10,7 +10,7 @@ mod cli;
 
 use std::path::Path;
 
-use cli::{data, ids_per_line, scratch, simdtok, stderr};
+use cli::{data, ids_per_line, scratch, shared_file, simdtok, stderr};
 
 /// The header's magic, version and tokens of the shard at `path`, as llm.c reads them.
 fn read(path: &Path) -> (i32, i32, Vec<u32>) {
@@ -91,15 +91,9 @@ fn a_shard_holds_the_texts_ids_in_order() {
 /// `../shared/data`).
 #[test]
 fn a_large_vocabulary_gets_the_llama_3_layout() {
-    let shared = std::env::var_os("SIMDTOK_SHARED_DATA")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data"));
-    let model = shared.join("models/tiktoken/cl100k_base.tiktoken");
-    if !model.is_file() {
-        eprintln!("SKIPPED: ../shared/data is absent (set SIMDTOK_SHARED_DATA)");
+    let Some(model) = shared_file("models/tiktoken/cl100k_base.tiktoken") else {
         return;
-    }
-    let model = model.display().to_string();
+    };
     let text = "Hello world\nids above 65535 — 日本語のテキスト\n";
     let want = ids_per_line(&model, text.as_bytes(), &[]).concat();
     assert!(want.iter().any(|&id| id > 65_535));

@@ -9,9 +9,9 @@
 #[path = "common/cli.rs"]
 mod cli;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use cli::{data, ids_per_line, scratch, simdtok, stderr};
+use cli::{data, ids_per_line, scratch, shared_file, simdtok, stderr};
 use simdtok::corpus::megatron::{MegatronDtype, MegatronWriter};
 use simdtok::corpus::{DocumentWriter, with_extension};
 
@@ -273,15 +273,9 @@ fn megatron_needs_a_prefix_and_ids_that_fit() {
 /// A vocabulary of 65 500 ids or more gets `int32` tokens (cl100k, from `../shared/data`).
 #[test]
 fn a_large_vocabulary_gets_int32_tokens() {
-    let shared = std::env::var_os("SIMDTOK_SHARED_DATA")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data"));
-    let model = shared.join("models/tiktoken/cl100k_base.tiktoken");
-    if !model.is_file() {
-        eprintln!("SKIPPED: ../shared/data is absent (set SIMDTOK_SHARED_DATA)");
+    let Some(model) = shared_file("models/tiktoken/cl100k_base.tiktoken") else {
         return;
-    }
-    let model = model.display().to_string();
+    };
     let text = "Hello world\nunseen text, tokens above 65535 — 日本語\n";
     let want = ids_per_line(&model, text.as_bytes(), &[]);
     assert!(want.iter().flatten().any(|&id| id > 65_535));

@@ -276,16 +276,8 @@ fn document_writer(
     let width = match format {
         OutputFormat::Megatron => MegatronDtype::for_vocab(vocab).width(),
         OutputFormat::Llmc => LlmcLayout::for_vocab(vocab).width(),
-        _ if datatrove_token_size(vocab) == 2 => TokenWidth {
-            bytes: 2,
-            max: u16::MAX as u32,
-            name: "uint16",
-        },
-        _ => TokenWidth {
-            bytes: 4,
-            max: u32::MAX,
-            name: "uint32",
-        },
+        _ if datatrove_token_size(vocab) == 2 => TokenWidth::U16,
+        _ => TokenWidth::U32,
     };
     if let Some(id) = separator.filter(|&id| !width.holds(id)) {
         return Err(Failure::runtime(format!(

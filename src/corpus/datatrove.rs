@@ -60,17 +60,9 @@ impl DatatroveWriter {
             with_extension(path, ".metadata"),
         ];
         let width = if token_size == 2 {
-            TokenWidth {
-                bytes: 2,
-                max: u16::MAX as u32,
-                name: "uint16",
-            }
+            TokenWidth::U16
         } else {
-            TokenWidth {
-                bytes: 4,
-                max: u32::MAX,
-                name: "uint32",
-            }
+            TokenWidth::U32
         };
         Ok(DatatroveWriter {
             tokens: BufWriter::with_capacity(BUFFER, temporary_beside(&paths[0])?),

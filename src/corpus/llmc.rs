@@ -51,16 +51,8 @@ impl LlmcLayout {
     /// The tokens' integers.
     pub fn width(self) -> TokenWidth {
         match self {
-            LlmcLayout::Gpt2 => TokenWidth {
-                bytes: 2,
-                max: u16::MAX as u32,
-                name: "uint16",
-            },
-            LlmcLayout::Llama3 => TokenWidth {
-                bytes: 4,
-                max: u32::MAX,
-                name: "uint32",
-            },
+            LlmcLayout::Gpt2 => TokenWidth::U16,
+            LlmcLayout::Llama3 => TokenWidth::U32,
         }
     }
 }

@@ -63,16 +63,8 @@ impl MegatronDtype {
     /// The tokens' integers.
     pub fn width(self) -> TokenWidth {
         match self {
-            MegatronDtype::U16 => TokenWidth {
-                bytes: 2,
-                max: u16::MAX as u32,
-                name: "uint16",
-            },
-            MegatronDtype::I32 => TokenWidth {
-                bytes: 4,
-                max: i32::MAX as u32,
-                name: "int32",
-            },
+            MegatronDtype::U16 => TokenWidth::U16,
+            MegatronDtype::I32 => TokenWidth::I32,
         }
     }
 }

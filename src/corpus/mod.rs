@@ -92,6 +92,25 @@ pub struct TokenWidth {
 }
 
 impl TokenWidth {
+    /// `uint16`.
+    pub const U16: TokenWidth = TokenWidth {
+        bytes: 2,
+        max: u16::MAX as u32,
+        name: "uint16",
+    };
+    /// `uint32`.
+    pub const U32: TokenWidth = TokenWidth {
+        bytes: 4,
+        max: u32::MAX,
+        name: "uint32",
+    };
+    /// `int32`: ids below 2^31.
+    pub const I32: TokenWidth = TokenWidth {
+        bytes: 4,
+        max: i32::MAX as u32,
+        name: "int32",
+    };
+
     /// Appends `ids`, little-endian; the first id too large is the error.
     pub fn encode(self, ids: &[u32], out: &mut Vec<u8>) -> Result<(), CorpusError> {
         if let Some(&id) = ids.iter().find(|&&id| id > self.max) {

@@ -64,3 +64,17 @@ pub fn scratch(group: &str, name: &str) -> std::path::PathBuf {
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
+
+/// The path of `rel` under `../shared/data` (or `$SIMDTOK_SHARED_DATA`), as text; `None` (and a
+/// line saying so) when it is absent.
+pub fn shared_file(rel: &str) -> Option<String> {
+    let shared = std::env::var_os("SIMDTOK_SHARED_DATA")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data"));
+    let path = shared.join(rel);
+    if !path.is_file() {
+        eprintln!("SKIPPED: ../shared/data is absent (set SIMDTOK_SHARED_DATA)");
+        return None;
+    }
+    Some(path.display().to_string())
+}
