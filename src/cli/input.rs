@@ -15,6 +15,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use memmap2::Mmap;
+use simdtok::corpus::compression::{Compression, ReadAhead, decompressed};
 
 use super::args::{InputArgs, InputFormat};
 use super::json::{FieldText, field_text, field_text_into};
@@ -200,16 +201,26 @@ pub fn open(
     let (name, read, len): (String, Box<dyn Read + Send>, Option<u64>) = match &args.input {
         Some(path) if path.as_os_str() != "-" => {
             let name = path.display().to_string();
-            let file = File::open(path).map_err(|e| Failure::runtime(format!("{name}: {e}")))?;
+            let open_error = |e: std::io::Error| Failure::runtime(format!("{name}: {e}"));
+            let mut file = File::open(path).map_err(open_error)?;
             let len = file
                 .metadata()
                 .ok()
                 .filter(|m| m.is_file())
                 .map(|m| m.len());
-            mapped = len.and_then(|len| Mapped::new(&file, len));
-            (name, Box::new(file), len)
+            if is_compressed(&mut file).map_err(open_error)? {
+                // Streamed through the decompressor: no map, and no size to measure progress by.
+                (name.clone(), decompressing(Box::new(file), &name)?, None)
+            } else {
+                mapped = len.and_then(|len| Mapped::new(&file, len));
+                (name, Box::new(file), len)
+            }
         }
-        _ => ("<stdin>".to_owned(), Box::new(std::io::stdin()), None),
+        _ => {
+            let name = "<stdin>".to_owned();
+            let stdin = decompressing(Box::new(std::io::stdin()), &name)?;
+            (name, stdin, None)
+        }
     };
     let source = Source {
         name: name.clone(),
@@ -223,6 +234,37 @@ pub fn open(
         reader.field = Some(source.field.clone());
     }
     Ok((source, reader))
+}
+
+/// Whether `file` starts with a compressed format's magic bytes (recognised or refused);
+/// the file is left at its start.
+fn is_compressed(file: &mut File) -> std::io::Result<bool> {
+    use std::io::{Seek, SeekFrom};
+    let mut start = [0u8; 8];
+    let mut n = 0;
+    while n < start.len() {
+        match file.read(&mut start[n..])? {
+            0 => break,
+            k => n += k,
+        }
+    }
+    file.seek(SeekFrom::Start(0))?;
+    let start = &start[..n];
+    Ok(
+        Compression::detect(start) != Compression::None
+            || Compression::unsupported(start).is_some(),
+    )
+}
+
+/// `input` decompressed when its first bytes say it is compressed (gzip, zstd), on a thread of
+/// its own a few megabytes ahead; passed through otherwise.
+fn decompressing(input: Box<dyn Read + Send>, name: &str) -> CliResult<Box<dyn Read + Send>> {
+    let (compression, read) =
+        decompressed(input).map_err(|e| Failure::runtime(format!("{name}: {e}")))?;
+    Ok(match compression {
+        Compression::None => read,
+        _ => Box::new(ReadAhead::new(read, 4, 1 << 20)),
+    })
 }
 
 /// Opens `path` (`-` or none: stdin) as `ids` lines, for `decode`.

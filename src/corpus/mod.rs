@@ -1,5 +1,6 @@
 //! Corpora in and out of the tokenizer: the files training pipelines read.
 //!
+//! - [`compression`]: gzip and zstd inputs, recognised by their first bytes, streamed.
 //! - [`megatron`]: Megatron-LM's indexed dataset (`.bin` + `.idx`).
 //! - [`datatrove`]: datatrove's tokenized files (`.ds` + `.ds.index` + `.ds.metadata`).
 //! - [`llmc`]: llm.c's token shards (a header of 256 `int32`s, then the tokens).
@@ -8,6 +9,7 @@
 //! however many there are, and writes every file beside its final name, renaming it into place
 //! only when complete: a failed or killed run leaves nothing that claims to be a dataset.
 
+pub mod compression;
 pub mod datatrove;
 pub mod llmc;
 pub mod megatron;

@@ -1,0 +1,107 @@
+//! `encode` of compressed inputs (`simdtok::corpus::compression`): gzip (one member or several)
+//! and zstd (several frames), recognised by their first bytes whatever the file's name, from a
+//! file or from stdin, as lines, JSON lines and one raw text, give exactly the ids of the
+//! uncompressed input; a truncated or damaged stream is an error naming the input, and so is a
+//! format this version does not read.
+
+#[path = "common/cli.rs"]
+mod cli;
+
+use std::io::Write;
+
+use cli::{data, scratch, simdtok, stderr};
+
+fn gzip(data: &[u8]) -> Vec<u8> {
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    e.write_all(data).unwrap();
+    e.finish().unwrap()
+}
+
+/// The stdout of `encode --model MODEL ARGS…` with `stdin`, which must succeed.
+fn encode(model: &str, args: &[&str], stdin: &[u8]) -> Vec<u8> {
+    let mut all = vec!["encode", "--model", model];
+    all.extend_from_slice(args);
+    let out = simdtok(&all, stdin);
+    assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+    out.stdout
+}
+
+/// Each way of compressing `plain`: gzip, two gzip members, two zstd frames.
+fn compressed(plain: &[u8]) -> Vec<(&'static str, Vec<u8>)> {
+    let (a, b) = plain.split_at(plain.len() / 3);
+    vec![
+        ("gzip", gzip(plain)),
+        ("gzip members", [gzip(a), gzip(b)].concat()),
+        (
+            "zstd frames",
+            [
+                zstd::encode_all(a, 3).unwrap(),
+                zstd::encode_all(b, 19).unwrap(),
+            ]
+            .concat(),
+        ),
+    ]
+}
+
+#[test]
+fn compressed_inputs_give_the_ids_of_the_plain_ones() {
+    let model = data("bpe/encoder.json");
+    let corpus = std::fs::read_to_string(data("corpus/udhr_scripts.txt")).unwrap();
+    let lines: String = corpus
+        .lines()
+        .take(2000)
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let jsonl: String = lines
+        .lines()
+        .map(|l| format!("{}\n", serde_json::json!({ "text": l })))
+        .collect();
+    let dir = scratch("compressed", "inputs");
+    for (format, plain) in [("lines", &lines), ("jsonl", &jsonl), ("raw", &lines)] {
+        let args = ["--input-format", format, "--threads", "2"];
+        let want = encode(&model, &args, plain.as_bytes());
+        for (how, bytes) in compressed(plain.as_bytes()) {
+            // From stdin, and from a file whose name says nothing.
+            assert_eq!(encode(&model, &args, &bytes), want, "{format} {how} stdin");
+            let path = dir.join("corpus.txt");
+            std::fs::write(&path, &bytes).unwrap();
+            let path = path.display().to_string();
+            let mut file_args = args.to_vec();
+            file_args.extend(["--input", &path]);
+            assert_eq!(encode(&model, &file_args, b""), want, "{format} {how} file");
+        }
+    }
+}
+
+#[test]
+fn damaged_and_unsupported_streams_are_errors_naming_the_input() {
+    let model = data("bpe/encoder.json");
+    let text = std::fs::read(data("corpus/en_kjv_bible.head.txt")).unwrap();
+    let dir = scratch("compressed", "damaged");
+    let mut truncated = gzip(&text);
+    truncated.truncate(truncated.len() / 2);
+    let mut damaged = zstd::encode_all(&text[..], 3).unwrap();
+    let n = damaged.len();
+    damaged[n / 2] ^= 0x5a;
+    damaged.truncate(n - 4);
+    for (name, bytes, says) in [
+        ("truncated.gz", truncated, "deflate"),
+        ("damaged.zst", damaged, ""),
+        (
+            "text.xz",
+            b"\xfd7zXZ\x00 and more".to_vec(),
+            "xz-compressed",
+        ),
+    ] {
+        let path = dir.join(name);
+        std::fs::write(&path, &bytes).unwrap();
+        let path = path.display().to_string();
+        let out = simdtok(&["encode", "--model", &model, "--input", &path], b"");
+        assert_eq!(out.status.code(), Some(1), "{name}");
+        let message = stderr(&out);
+        assert!(
+            message.contains(name) && message.contains(says),
+            "{name}: {message}"
+        );
+    }
+}
