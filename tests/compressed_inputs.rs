@@ -105,3 +105,54 @@ fn damaged_and_unsupported_streams_are_errors_naming_the_input() {
         );
     }
 }
+
+/// `--summary PATH`: the run's documents, bytes (decompressed), tokens (separators included),
+/// the input's compression and the model's SHA-256, as JSON, and a line on stderr.
+#[test]
+fn a_summary_says_what_the_run_read_and_wrote() {
+    use sha2::{Digest, Sha256};
+    let model = data("bpe/encoder.json");
+    let corpus = std::fs::read_to_string(data("corpus/udhr_scripts.txt")).unwrap();
+    let lines: String = corpus.lines().take(500).map(|l| format!("{l}\n")).collect();
+    let ids = cli::ids_per_line(&model, lines.as_bytes(), &[]);
+    let dir = scratch("compressed", "summary");
+    let input = dir.join("in.txt");
+    std::fs::write(&input, gzip(lines.as_bytes())).unwrap();
+    let (input, out, summary) = (
+        input.display().to_string(),
+        dir.join("out.u32").display().to_string(),
+        dir.join("summary.json"),
+    );
+    let summary_arg = summary.display().to_string();
+    let args = [
+        "encode",
+        "--model",
+        &model,
+        "--input",
+        &input,
+        "--output-format",
+        "u32",
+        "--output",
+        &out,
+        "--separator-id",
+        "0",
+        "--summary",
+        &summary_arg,
+    ];
+    let run = simdtok(&args, b"");
+    assert!(run.status.success(), "{}", stderr(&run));
+    assert!(stderr(&run).contains("500 documents"), "{}", stderr(&run));
+    let s: serde_json::Value = serde_json::from_slice(&std::fs::read(&summary).unwrap()).unwrap();
+    let tokens: usize = ids.iter().map(|i| i.len() + 1).sum();
+    assert_eq!(s["documents"], 500);
+    assert_eq!(s["bytes"], lines.len());
+    assert_eq!(s["tokens"], tokens);
+    assert_eq!(s["compression"], "gzip");
+    assert_eq!(s["output_format"], "u32");
+    let sha: String = Sha256::digest(std::fs::read(&model).unwrap())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    assert_eq!(s["model"]["sha256"], sha.as_str());
+    assert_eq!(std::fs::metadata(&out).unwrap().len() as usize, 4 * tokens);
+}

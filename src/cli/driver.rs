@@ -49,6 +49,8 @@ pub struct Totals {
     pub texts: u64,
     /// The number of tokens.
     pub tokens: u64,
+    /// Bytes of input read (decompressed).
+    pub bytes: u64,
 }
 
 /// The worker threads.
@@ -327,6 +329,7 @@ fn write_in_order(
             write(&slot.chunk, part)?;
             totals.texts += slot.chunk.texts;
             totals.tokens += slot.chunk.tokens;
+            totals.bytes += consumed;
             lines_before += lines;
             progress.advance(consumed);
             next += 1;

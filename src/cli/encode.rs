@@ -12,14 +12,14 @@ use simdtok::corpus::{CorpusError, DocumentWriter, TokenWidth};
 use simdtok::{Encoding, Tokenizer};
 
 use super::args::{EncodeOptions, InputArgs, ModelArgs, OutputArgs, RunArgs};
-use super::driver::{BLOCK_BYTES, Chunk, Workers};
+use super::driver::{self, BLOCK_BYTES, Chunk, Workers};
 use super::format::{OutputFormat, RawText, Render};
 use super::input::{Part, RawCut};
 use super::npy::NpyWriter;
 use super::output::{Output, spill_file};
 use super::parts::PartEncoder;
 use super::progress::Progress;
-use super::{CliResult, Failure, input, model};
+use super::{CliResult, Failure, input, model, summary};
 
 /// The options of `encode`.
 #[derive(Args, Debug)]
@@ -41,10 +41,15 @@ pub struct EncodeArgs {
     options: EncodeOptions,
     #[command(flatten)]
     run: RunArgs,
+    /// Write what the run read and wrote (documents, bytes, tokens, the model's SHA-256, the
+    /// version, the time) to this file as JSON, and a line of it to stderr.
+    #[arg(long, value_name = "PATH")]
+    summary: Option<std::path::PathBuf>,
 }
 
 /// Runs `encode`.
 pub fn run(args: EncodeArgs) -> CliResult {
+    let started = summary::Started::now();
     let format = args.output_format;
     if args.separator_id.is_some() && !format.is_binary() {
         return Err(Failure::usage(
@@ -88,7 +93,7 @@ pub fn run(args: EncodeArgs) -> CliResult {
     // The lines of a block that is valid UTF-8 go straight into the block's ids in one loop, as
     // the library's callers would write it: no record per line.
     let whole_lines = render.per_block() && source.is_lines();
-    workers.run_keeping(
+    let (totals, _) = workers.run_keeping(
         reader,
         &progress,
         |batch, _: &mut Encoding, chunk| {
@@ -145,6 +150,26 @@ pub fn run(args: EncodeArgs) -> CliResult {
     )?;
     sink.finish()?;
     progress.finish();
+    if let Some(path) = &args.summary {
+        let output = args
+            .output
+            .output
+            .as_ref()
+            .map_or("<stdout>".to_owned(), |p| p.display().to_string());
+        let context = summary::Context {
+            model: &args.model.model,
+            input: &source.name,
+            compression: source.compression.name(),
+            output: &output,
+            output_format: format!("{format:?}").to_lowercase(),
+        };
+        // Tokens written: each text's, and the separator after it.
+        let totals = driver::Totals {
+            tokens: totals.tokens + totals.texts * u64::from(args.separator_id.is_some()),
+            ..totals
+        };
+        summary::write(path, context, started, totals)?;
+    }
     Ok(())
 }
 

@@ -29,6 +29,8 @@ pub struct Source {
     field: String,
     /// The file's size, when known (for the progress bar).
     pub len: Option<u64>,
+    /// How the input was compressed.
+    pub compression: Compression,
 }
 
 /// Where a `raw` input may be cut: the last safe cut in `text` at or after `from`, if any.
@@ -198,6 +200,7 @@ pub fn open(
         ));
     }
     let mut mapped = None;
+    let mut compression = Compression::None;
     let (name, read, len): (String, Box<dyn Read + Send>, Option<u64>) = match &args.input {
         Some(path) if path.as_os_str() != "-" => {
             let name = path.display().to_string();
@@ -210,7 +213,9 @@ pub fn open(
                 .map(|m| m.len());
             if is_compressed(&mut file).map_err(open_error)? {
                 // Streamed through the decompressor: no map, and no size to measure progress by.
-                (name.clone(), decompressing(Box::new(file), &name)?, None)
+                let (found, read) = decompressing(Box::new(file), &name)?;
+                compression = found;
+                (name, read, None)
             } else {
                 mapped = len.and_then(|len| Mapped::new(&file, len));
                 (name, Box::new(file), len)
@@ -218,7 +223,8 @@ pub fn open(
         }
         _ => {
             let name = "<stdin>".to_owned();
-            let stdin = decompressing(Box::new(std::io::stdin()), &name)?;
+            let (found, stdin) = decompressing(Box::new(std::io::stdin()), &name)?;
+            compression = found;
             (name, stdin, None)
         }
     };
@@ -227,6 +233,7 @@ pub fn open(
         format: args.input_format,
         field: args.field.clone().unwrap_or_else(|| "text".to_owned()),
         len,
+        compression,
     };
     let mut reader = Reader::new(read, args.input_format, name, block, raw_cut);
     reader.mapped = mapped;
@@ -258,12 +265,15 @@ fn is_compressed(file: &mut File) -> std::io::Result<bool> {
 
 /// `input` decompressed when its first bytes say it is compressed (gzip, zstd), on a thread of
 /// its own a few megabytes ahead; passed through otherwise.
-fn decompressing(input: Box<dyn Read + Send>, name: &str) -> CliResult<Box<dyn Read + Send>> {
+fn decompressing(
+    input: Box<dyn Read + Send>,
+    name: &str,
+) -> CliResult<(Compression, Box<dyn Read + Send>)> {
     let (compression, read) =
         decompressed(input).map_err(|e| Failure::runtime(format!("{name}: {e}")))?;
     Ok(match compression {
-        Compression::None => read,
-        _ => Box::new(ReadAhead::new(read, 4, 1 << 20)),
+        Compression::None => (compression, read),
+        _ => (compression, Box::new(ReadAhead::new(read, 4, 1 << 20))),
     })
 }
 
@@ -749,6 +759,7 @@ impl Source {
             format: InputFormat::Lines,
             field: String::new(),
             len: None,
+            compression: Compression::None,
         }
     }
 

@@ -21,6 +21,7 @@ pub mod output;
 pub mod parts;
 pub mod progress;
 pub mod report;
+pub mod summary;
 pub mod train;
 
 use std::fmt::Display;
