@@ -87,7 +87,7 @@ fn run_pairs(pairs: &Path, args: &AlignArgs) -> CliResult {
     let workers = Workers::new(args.run.threads)?;
     // Read as `encode --input-format jsonl` reads (the field is not used: a line is parsed here).
     let input = InputArgs {
-        input: Some(pairs.to_path_buf()),
+        input: vec![pairs.to_path_buf()],
         input_format: InputFormat::Jsonl,
         field: None,
     };

@@ -106,9 +106,11 @@ pub enum InputFormat {
 /// Where texts come from.
 #[derive(Args, Debug)]
 pub struct InputArgs {
-    /// The input file, or `-` for stdin (the default).
+    /// The input file, or `-` for stdin (the default). `encode` takes several (repeatable):
+    /// files, directories (every file below) and glob patterns (`'data/**/*.jsonl.gz'`), read
+    /// one after another in the order given, each directory's and pattern's files sorted.
     #[arg(long, value_name = "PATH")]
-    pub input: Option<PathBuf>,
+    pub input: Vec<PathBuf>,
     /// How texts are laid out in the input.
     #[arg(long, value_enum, default_value_t = InputFormat::Lines, value_name = "FORMAT")]
     pub input_format: InputFormat,

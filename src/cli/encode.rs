@@ -53,7 +53,7 @@ pub fn run(args: EncodeArgs) -> CliResult {
     let format = args.output_format;
     if args.separator_id.is_some() && !format.is_binary() {
         return Err(Failure::usage(
-            "--separator-id applies only to --output-format npy, u16, u32 or megatron",
+            "--separator-id applies only to --output-format npy, u16, u32, megatron, datatrove or llmc",
         ));
     }
     let tokenizer = Arc::new(model::load(&args.model, Some(&args.options))?);
@@ -74,8 +74,7 @@ pub fn run(args: EncodeArgs) -> CliResult {
         })
         .transpose()?;
     let workers = Workers::new(args.run.threads)?;
-    let (source, reader) = input::open(&args.input, BLOCK_BYTES, raw_cuts(&tokenizer))?;
-    let progress = Progress::new(args.run.progress(), source.len);
+    let inputs = input_paths(&args.input.input)?;
     let mut sink = match documents {
         Some(writer) => Sink::Documents(writer, args.separator_id),
         None => Sink::new(Output::create(&args.output.output)?, format)?,
@@ -90,66 +89,88 @@ pub fn run(args: EncodeArgs) -> CliResult {
     let mut raw = RawWriter::default();
     let mut rendered = Vec::new();
     let parts = PartEncoder::new(&tokenizer);
-    // The lines of a block that is valid UTF-8 go straight into the block's ids in one loop, as
-    // the library's callers would write it: no record per line.
-    let whole_lines = render.per_block() && source.is_lines();
-    let (totals, _) = workers.run_keeping(
-        reader,
-        &progress,
-        |batch, _: &mut Encoding, chunk| {
-            if !whole_lines {
-                return None;
-            }
-            let texts = batch.for_each_valid_line(|line| append_text_ids(&tokenizer, line, chunk));
-            texts.map(Ok)
-        },
-        |record, enc: &mut Encoding, chunk| {
-            let _guard = parts.guard();
-            let text = parts.checked(source.text(record))?;
-            if render.per_block() && record.part == Part::Records {
-                append_text_ids(&tokenizer, &text, chunk);
-                return Ok(());
-            }
-            if format.ids_only() {
-                enc.clear();
-                parts.ids_append(record.part, &text, &mut enc.ids);
-            } else {
-                parts.encode_into(record.part, &text, enc, pieces);
-            }
-            match record.part {
-                Part::Records => {
-                    render.text(enc, &mut chunk.bytes);
-                    chunk.texts += 1;
+    let mut read = Vec::new();
+    // One input after another into the one output, in the order `input_paths` gives.
+    for path in &inputs {
+        let (source, reader) = input::open_path(
+            path.as_deref(),
+            &args.input,
+            BLOCK_BYTES,
+            raw_cuts(&tokenizer),
+        )?;
+        let progress = Progress::new(args.run.progress(), source.len);
+        // The lines of a block that is valid UTF-8 go straight into the block's ids in one
+        // loop, as the library's callers would write it: no record per line.
+        let whole_lines = render.per_block() && source.is_lines();
+        let (totals, _) = workers.run_keeping(
+            reader,
+            &progress,
+            |batch, _: &mut Encoding, chunk| {
+                if !whole_lines {
+                    return None;
                 }
-                Part::Raw { base, last, .. } => {
-                    render.part(enc, base, last, &mut chunk.bytes, &mut chunk.tail);
-                    chunk.texts += u64::from(last);
+                let texts =
+                    batch.for_each_valid_line(|line| append_text_ids(&tokenizer, line, chunk));
+                texts.map(Ok)
+            },
+            |record, enc: &mut Encoding, chunk| {
+                let _guard = parts.guard();
+                let text = parts.checked(source.text(record))?;
+                if render.per_block() && record.part == Part::Records {
+                    append_text_ids(&tokenizer, &text, chunk);
+                    return Ok(());
                 }
-            }
-            chunk.tokens += enc.len() as u64;
-            Ok(())
-        },
-        |chunk| {
-            // A dataset's tokens are rendered here too, whatever the spare core: its writer
-            // also splits them into documents, and converting ids there made it the slower
-            // side (Megatron's uint16, 200 MB of JSON lines on two threads: +10 %).
-            if !writer_renders || format.is_documents() {
-                render.block(&chunk.ids, &chunk.ends, &mut chunk.bytes);
-            }
-        },
-        |chunk, part| match part {
-            Part::Records if format.is_documents() => sink.write_texts(chunk),
-            Part::Records if writer_renders => {
-                rendered.clear();
-                render.block(&chunk.ids, &chunk.ends, &mut rendered);
-                sink.write_all(&rendered)
-            }
-            Part::Records => sink.write_all(&chunk.bytes),
-            Part::Raw { first, last, .. } => raw.write(&mut sink, format, chunk, first, last),
-        },
-    )?;
+                if format.ids_only() {
+                    enc.clear();
+                    parts.ids_append(record.part, &text, &mut enc.ids);
+                } else {
+                    parts.encode_into(record.part, &text, enc, pieces);
+                }
+                match record.part {
+                    Part::Records => {
+                        render.text(enc, &mut chunk.bytes);
+                        chunk.texts += 1;
+                    }
+                    Part::Raw { base, last, .. } => {
+                        render.part(enc, base, last, &mut chunk.bytes, &mut chunk.tail);
+                        chunk.texts += u64::from(last);
+                    }
+                }
+                chunk.tokens += enc.len() as u64;
+                Ok(())
+            },
+            |chunk| {
+                // A dataset's tokens are rendered here too, whatever the spare core: its writer
+                // also splits them into documents, and converting ids there made it the slower
+                // side (Megatron's uint16, 200 MB of JSON lines on two threads: +10 %).
+                if !writer_renders || format.is_documents() {
+                    render.block(&chunk.ids, &chunk.ends, &mut chunk.bytes);
+                }
+            },
+            |chunk, part| match part {
+                Part::Records if format.is_documents() => sink.write_texts(chunk),
+                Part::Records if writer_renders => {
+                    rendered.clear();
+                    render.block(&chunk.ids, &chunk.ends, &mut rendered);
+                    sink.write_all(&rendered)
+                }
+                Part::Records => sink.write_all(&chunk.bytes),
+                Part::Raw { first, last, .. } => raw.write(&mut sink, format, chunk, first, last),
+            },
+        )?;
+        progress.finish();
+        // Tokens written: each text's, and the separator after it.
+        let totals = driver::Totals {
+            tokens: totals.tokens + totals.texts * u64::from(args.separator_id.is_some()),
+            ..totals
+        };
+        read.push(summary::InputSummary::new(
+            source.name,
+            source.compression.name(),
+            totals,
+        ));
+    }
     sink.finish()?;
-    progress.finish();
     if let Some(path) = &args.summary {
         let output = args
             .output
@@ -158,19 +179,25 @@ pub fn run(args: EncodeArgs) -> CliResult {
             .map_or("<stdout>".to_owned(), |p| p.display().to_string());
         let context = summary::Context {
             model: &args.model.model,
-            input: &source.name,
-            compression: source.compression.name(),
             output: &output,
             output_format: format!("{format:?}").to_lowercase(),
         };
-        // Tokens written: each text's, and the separator after it.
-        let totals = driver::Totals {
-            tokens: totals.tokens + totals.texts * u64::from(args.separator_id.is_some()),
-            ..totals
-        };
-        summary::write(path, context, started, totals)?;
+        summary::write(path, context, started, read)?;
     }
     Ok(())
+}
+
+/// The inputs of `--input` (none: stdin), expanded ([`simdtok::corpus::inputs::expand`]);
+/// `None` for stdin.
+fn input_paths(names: &[std::path::PathBuf]) -> CliResult<Vec<Option<std::path::PathBuf>>> {
+    if names.is_empty() {
+        return Ok(vec![None]);
+    }
+    let files = simdtok::corpus::inputs::expand(names).map_err(Failure::runtime)?;
+    Ok(files
+        .into_iter()
+        .map(|p| (p.as_os_str() != "-").then_some(p))
+        .collect())
 }
 
 /// Appends one text's ids straight to its block's ids (no copy per text), for a format rendered

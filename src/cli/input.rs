@@ -187,9 +187,29 @@ pub struct Record<'a> {
     pub part: Part,
 }
 
-/// Opens the input of `args`; batches hold about `block` bytes. A raw input is cut with `raw_cut`
-/// when given (and read whole otherwise).
+/// Opens the input of `args` (one at most: only `encode` reads several, with
+/// [`open_path`]); batches hold about `block` bytes. A raw input is cut with `raw_cut` when given
+/// (and read whole otherwise).
 pub fn open(
+    args: &InputArgs,
+    block: usize,
+    raw_cut: Option<RawCut>,
+) -> CliResult<(Source, Reader)> {
+    let path = match &args.input[..] {
+        [] => None,
+        [one] => Some(one.as_path()),
+        _ => {
+            return Err(Failure::usage(
+                "only encode reads several --input; give one (or none, for stdin)",
+            ));
+        }
+    };
+    open_path(path, args, block, raw_cut)
+}
+
+/// Opens `path` (`None` or `-`: stdin) as `args` says its texts are laid out.
+pub fn open_path(
+    path: Option<&std::path::Path>,
     args: &InputArgs,
     block: usize,
     raw_cut: Option<RawCut>,
@@ -201,7 +221,7 @@ pub fn open(
     }
     let mut mapped = None;
     let mut compression = Compression::None;
-    let (name, read, len): (String, Box<dyn Read + Send>, Option<u64>) = match &args.input {
+    let (name, read, len): (String, Box<dyn Read + Send>, Option<u64>) = match path {
         Some(path) if path.as_os_str() != "-" => {
             let name = path.display().to_string();
             let open_error = |e: std::io::Error| Failure::runtime(format!("{name}: {e}"));
@@ -280,7 +300,7 @@ fn decompressing(
 /// Opens `path` (`-` or none: stdin) as `ids` lines, for `decode`.
 pub fn open_lines(path: &Option<PathBuf>, block: usize) -> CliResult<(Source, Reader)> {
     let args = InputArgs {
-        input: path.clone(),
+        input: path.iter().cloned().collect(),
         input_format: InputFormat::Lines,
         field: None,
     };

@@ -20,13 +20,12 @@ pub struct Summary {
     pub simdtok: String,
     /// The model file and its SHA-256.
     pub model: FileDigest,
-    /// The input (its path or `<stdin>`) and how it was compressed.
-    pub input: String,
-    pub compression: &'static str,
+    /// Each input, in the order read.
+    pub inputs: Vec<InputSummary>,
     /// The output (path or `<stdout>`) and its format.
     pub output: String,
     pub output_format: String,
-    /// Texts (documents), bytes of input read (decompressed, line ends included) and tokens
+    /// All inputs': texts (documents), bytes read (decompressed, line ends included) and tokens
     /// written (`--separator-id`'s included).
     pub documents: u64,
     pub bytes: u64,
@@ -34,6 +33,29 @@ pub struct Summary {
     /// When the run started (seconds since the Unix epoch) and how long it took.
     pub started_unix_s: u64,
     pub seconds: f64,
+}
+
+/// One input of a run: its path (or `<stdin>`), how it was compressed, and what it gave.
+#[derive(Serialize)]
+pub struct InputSummary {
+    pub path: String,
+    pub compression: &'static str,
+    pub documents: u64,
+    pub bytes: u64,
+    pub tokens: u64,
+}
+
+impl InputSummary {
+    /// The summary of input `path`, whose run ended with `totals`.
+    pub fn new(path: String, compression: &'static str, totals: Totals) -> InputSummary {
+        InputSummary {
+            path,
+            compression,
+            documents: totals.texts,
+            bytes: totals.bytes,
+            tokens: totals.tokens,
+        }
+    }
 }
 
 /// A file and the SHA-256 of its bytes.
@@ -85,26 +107,33 @@ impl Started {
 /// Everything but the run's results, known before it starts.
 pub struct Context<'a> {
     pub model: &'a Path,
-    pub input: &'a str,
-    pub compression: &'static str,
     pub output: &'a str,
     pub output_format: String,
 }
 
-/// Writes the summary of a run that `totals` ended to `path` (`-`: stdout, after the output)
-/// and its line to stderr.
-pub fn write(path: &Path, context: Context<'_>, started: Started, totals: Totals) -> CliResult {
+/// Writes the summary of a run over `inputs` to `path` and its line to stderr.
+pub fn write(
+    path: &Path,
+    context: Context<'_>,
+    started: Started,
+    inputs: Vec<InputSummary>,
+) -> CliResult {
     let seconds = started.at.elapsed().unwrap_or(Duration::ZERO).as_secs_f64();
+    let sum = |f: fn(&InputSummary) -> u64| inputs.iter().map(f).sum::<u64>();
+    let (documents, bytes, tokens) = (sum(|i| i.documents), sum(|i| i.bytes), sum(|i| i.tokens));
+    let what = match &inputs[..] {
+        [one] => one.path.clone(),
+        many => format!("{} inputs", many.len()),
+    };
     let summary = Summary {
         simdtok: format!("{} {}", build_info::VERSION, build_info::short_commit()),
         model: FileDigest::of(context.model)?,
-        input: context.input.to_owned(),
-        compression: context.compression,
+        inputs,
         output: context.output.to_owned(),
         output_format: context.output_format,
-        documents: totals.texts,
-        bytes: totals.bytes,
-        tokens: totals.tokens,
+        documents,
+        bytes,
+        tokens,
         started_unix_s: started
             .at
             .duration_since(UNIX_EPOCH)
@@ -112,8 +141,7 @@ pub fn write(path: &Path, context: Context<'_>, started: Started, totals: Totals
         seconds,
     };
     eprintln!(
-        "simdtok: {}: {} documents, {:.1} MB, {} tokens in {seconds:.2} s ({:.1} MB/s)",
-        summary.input,
+        "simdtok: {what}: {} documents, {:.1} MB, {} tokens in {seconds:.2} s ({:.1} MB/s)",
         summary.documents,
         summary.bytes as f64 / 1e6,
         summary.tokens,

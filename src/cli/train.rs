@@ -310,7 +310,7 @@ fn count_words(
     let mut inputs = Vec::with_capacity(args.input.len());
     for path in &args.input {
         let input_args = InputArgs {
-            input: Some(path.clone()),
+            input: vec![path.clone()],
             input_format: args.input_format,
             field: args.field.clone(),
         };

@@ -1,5 +1,6 @@
 //! Corpora in and out of the tokenizer: the files training pipelines read.
 //!
+//! - [`inputs`]: the files a run reads, from paths, directories and glob patterns, in order.
 //! - [`compression`]: gzip and zstd inputs, recognised by their first bytes, streamed.
 //! - [`megatron`]: Megatron-LM's indexed dataset (`.bin` + `.idx`).
 //! - [`datatrove`]: datatrove's tokenized files (`.ds` + `.ds.index` + `.ds.metadata`).
@@ -11,6 +12,7 @@
 
 pub mod compression;
 pub mod datatrove;
+pub mod inputs;
 pub mod llmc;
 pub mod megatron;
 
