@@ -93,19 +93,12 @@ impl DatatroveWriter {
 }
 
 impl DocumentWriter for DatatroveWriter {
-    fn token_size(&self) -> usize {
-        self.width.bytes
+    fn width(&self) -> TokenWidth {
+        self.width
     }
 
-    fn extend_document(&mut self, ids: &[u32]) -> Result<(), CorpusError> {
-        let mut bytes = std::mem::take(&mut self.scratch);
-        bytes.clear();
-        let written = self
-            .width
-            .encode(ids, &mut bytes)
-            .and_then(|()| self.extend_document_encoded(&bytes));
-        self.scratch = bytes;
-        written
+    fn scratch(&mut self) -> &mut Vec<u8> {
+        &mut self.scratch
     }
 
     /// # Panics

@@ -99,20 +99,12 @@ fn header(layout: LlmcLayout, tokens: i32) -> Vec<u8> {
 }
 
 impl DocumentWriter for LlmcWriter {
-    fn token_size(&self) -> usize {
-        self.layout.width().bytes
+    fn width(&self) -> TokenWidth {
+        self.layout.width()
     }
 
-    fn extend_document(&mut self, ids: &[u32]) -> Result<(), CorpusError> {
-        let mut bytes = std::mem::take(&mut self.scratch);
-        bytes.clear();
-        let written = self
-            .layout
-            .width()
-            .encode(ids, &mut bytes)
-            .and_then(|()| self.extend_document_encoded(&bytes));
-        self.scratch = bytes;
-        written
+    fn scratch(&mut self) -> &mut Vec<u8> {
+        &mut self.scratch
     }
 
     /// # Panics

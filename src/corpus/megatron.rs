@@ -165,17 +165,12 @@ fn rewind(w: BufWriter<File>) -> io::Result<BufReader<File>> {
 }
 
 impl DocumentWriter for MegatronWriter {
-    fn token_size(&self) -> usize {
-        self.dtype.width().bytes
+    fn width(&self) -> TokenWidth {
+        self.dtype.width()
     }
 
-    fn extend_document(&mut self, ids: &[u32]) -> Result<(), CorpusError> {
-        let mut bytes = std::mem::take(&mut self.scratch);
-        bytes.clear();
-        let encoded = self.dtype.width().encode(ids, &mut bytes);
-        let written = encoded.and_then(|()| self.extend_document_encoded(&bytes));
-        self.scratch = bytes;
-        written
+    fn scratch(&mut self) -> &mut Vec<u8> {
+        &mut self.scratch
     }
 
     /// # Panics

@@ -23,11 +23,29 @@ use tempfile::NamedTempFile;
 
 /// A writer of tokenized documents, in order.
 pub trait DocumentWriter {
-    /// Bytes per token in the files (2 or 4).
-    fn token_size(&self) -> usize;
+    /// The files' token integers.
+    fn width(&self) -> TokenWidth;
 
-    /// Adds `ids` to the document being written (a long text may come in parts).
-    fn extend_document(&mut self, ids: &[u32]) -> Result<(), CorpusError>;
+    /// A buffer the writer keeps for [`DocumentWriter::extend_document`]'s encoding.
+    fn scratch(&mut self) -> &mut Vec<u8>;
+
+    /// Bytes per token in the files (2 or 4).
+    fn token_size(&self) -> usize {
+        self.width().bytes
+    }
+
+    /// Adds `ids` to the document being written (a long text may come in parts); an id the
+    /// files cannot hold is an error, and nothing of `ids` is written then.
+    fn extend_document(&mut self, ids: &[u32]) -> Result<(), CorpusError> {
+        let mut bytes = std::mem::take(self.scratch());
+        bytes.clear();
+        let width = self.width();
+        let written = width
+            .encode(ids, &mut bytes)
+            .and_then(|()| self.extend_document_encoded(&bytes));
+        *self.scratch() = bytes;
+        written
+    }
 
     /// Adds tokens already encoded as the files hold them ([`TokenWidth::encode`] of
     /// [`DocumentWriter::token_size`]) to the document being written.
