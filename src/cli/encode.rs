@@ -8,6 +8,7 @@ use clap::Args;
 use simdtok::corpus::datatrove::{DatatroveWriter, datatrove_token_size};
 use simdtok::corpus::llmc::{LlmcLayout, LlmcWriter};
 use simdtok::corpus::megatron::{MegatronDtype, MegatronWriter};
+use simdtok::corpus::offsets::DocumentOffsets;
 use simdtok::corpus::{CorpusError, DocumentWriter, TokenWidth};
 use simdtok::{Encoding, Tokenizer};
 
@@ -41,6 +42,10 @@ pub struct EncodeArgs {
     options: EncodeOptions,
     #[command(flatten)]
     run: RunArgs,
+    /// Write each text's start in the output's tokens, then the end of the last, as
+    /// little-endian int64s (npy, u16 and u32 only: `tokens[o[i]..o[i + 1]]` is text `i`).
+    #[arg(long, value_name = "PATH")]
+    index: Option<std::path::PathBuf>,
     /// Write what the run read and wrote (documents, bytes, tokens, the model's SHA-256, the
     /// version, the time) to this file as JSON, and a line of it to stderr.
     #[arg(long, value_name = "PATH")]
@@ -73,6 +78,24 @@ pub fn run(args: EncodeArgs) -> CliResult {
             )
         })
         .transpose()?;
+    let mut index = match &args.index {
+        Some(_)
+            if !matches!(
+                format,
+                OutputFormat::Npy | OutputFormat::U16 | OutputFormat::U32
+            ) =>
+        {
+            return Err(Failure::usage(
+                "--index applies only to --output-format npy, u16 or u32 (the dataset formats \
+                 write their own index)",
+            ));
+        }
+        Some(path) => Some(DocumentOffsets::create(path).map_err(corpus_error)?),
+        None => None,
+    };
+    let separator_tokens = u64::from(args.separator_id.is_some());
+    // Tokens of the raw text whose parts are being written (for its offset).
+    let mut raw_tokens = 0u64;
     let workers = Workers::new(args.run.threads)?;
     let inputs = input_paths(&args.input.input)?;
     let mut sink = match documents {
@@ -147,15 +170,22 @@ pub fn run(args: EncodeArgs) -> CliResult {
                     render.block(&chunk.ids, &chunk.ends, &mut chunk.bytes);
                 }
             },
-            |chunk, part| match part {
-                Part::Records if format.is_documents() => sink.write_texts(chunk),
-                Part::Records if writer_renders => {
-                    rendered.clear();
-                    render.block(&chunk.ids, &chunk.ends, &mut rendered);
-                    sink.write_all(&rendered)
+            |chunk, part| {
+                if let Some(index) = &mut index {
+                    push_offsets(index, chunk, part, separator_tokens, &mut raw_tokens)?;
                 }
-                Part::Records => sink.write_all(&chunk.bytes),
-                Part::Raw { first, last, .. } => raw.write(&mut sink, format, chunk, first, last),
+                match part {
+                    Part::Records if format.is_documents() => sink.write_texts(chunk),
+                    Part::Records if writer_renders => {
+                        rendered.clear();
+                        render.block(&chunk.ids, &chunk.ends, &mut rendered);
+                        sink.write_all(&rendered)
+                    }
+                    Part::Records => sink.write_all(&chunk.bytes),
+                    Part::Raw { first, last, .. } => {
+                        raw.write(&mut sink, format, chunk, first, last)
+                    }
+                }
             },
         )?;
         progress.finish();
@@ -171,6 +201,9 @@ pub fn run(args: EncodeArgs) -> CliResult {
         ));
     }
     sink.finish()?;
+    if let Some(index) = index {
+        index.finish().map_err(corpus_error)?;
+    }
     if let Some(path) = &args.summary {
         let output = args
             .output
@@ -183,6 +216,37 @@ pub fn run(args: EncodeArgs) -> CliResult {
             output_format: format!("{format:?}").to_lowercase(),
         };
         summary::write(path, context, started, read)?;
+    }
+    Ok(())
+}
+
+/// The offsets of a block's texts (their ends in `chunk.ends`, each followed by
+/// `separator_tokens`), or of a raw text once its last part is written (`raw_tokens` adds up
+/// its parts).
+fn push_offsets(
+    index: &mut DocumentOffsets,
+    chunk: &Chunk,
+    part: Part,
+    separator_tokens: u64,
+    raw_tokens: &mut u64,
+) -> CliResult {
+    match part {
+        Part::Records => {
+            let mut start = 0;
+            for &end in &chunk.ends {
+                index
+                    .push((end - start) as u64 + separator_tokens)
+                    .map_err(corpus_error)?;
+                start = end;
+            }
+        }
+        Part::Raw { last, .. } => {
+            *raw_tokens += chunk.tokens;
+            if last {
+                let tokens = std::mem::take(raw_tokens) + separator_tokens;
+                index.push(tokens).map_err(corpus_error)?;
+            }
+        }
     }
     Ok(())
 }

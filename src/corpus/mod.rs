@@ -5,6 +5,7 @@
 //! - [`megatron`]: Megatron-LM's indexed dataset (`.bin` + `.idx`).
 //! - [`datatrove`]: datatrove's tokenized files (`.ds` + `.ds.index` + `.ds.metadata`).
 //! - [`llmc`]: llm.c's token shards (a header of 256 `int32`s, then the tokens).
+//! - [`offsets`]: the document offsets beside a flat array of tokens (`int64`s).
 //!
 //! Each writer takes documents one after another ([`DocumentWriter`]), keeps memory bounded
 //! however many there are, and writes every file beside its final name, renaming it into place
@@ -15,6 +16,7 @@ pub mod datatrove;
 pub mod inputs;
 pub mod llmc;
 pub mod megatron;
+pub mod offsets;
 
 use std::io;
 use std::path::{Path, PathBuf};
