@@ -11,7 +11,7 @@ mod cli;
 
 use std::path::Path;
 
-use cli::{data, ids_per_line, scratch, simdtok, stderr};
+use cli::{data, encode_to, ids_per_line, scratch, simdtok, stderr};
 use simdtok::corpus::datatrove::DatatroveWriter;
 use simdtok::corpus::{DocumentWriter, with_extension};
 
@@ -95,21 +95,11 @@ fn encode_writes_a_document_per_text() {
         let dir = scratch("datatrove", &format!("encode-{threads}"));
         let path = dir.join("out.ds").display().to_string();
         let sep = separator.map(|s| s.to_string());
-        let mut args = vec![
-            "encode",
-            "--model",
-            &model,
-            "--output-format",
-            "datatrove",
-            "--output",
-            &path,
-            "--threads",
-            threads,
-        ];
+        let mut extra = vec!["--threads", threads];
         if let Some(s) = &sep {
-            args.extend(["--separator-id", s]);
+            extra.extend(["--separator-id", s]);
         }
-        let out = simdtok(&args, text.as_bytes());
+        let out = encode_to(&model, "datatrove", &path, &extra, text.as_bytes());
         assert!(out.status.success(), "{}", stderr(&out));
         let (got, metadata) = read(Path::new(&path), 2);
         let want: Vec<Vec<u32>> = want
@@ -128,18 +118,8 @@ fn encode_writes_a_document_per_text() {
         .repeat(3);
     let dir = scratch("datatrove", "raw");
     let path = dir.join("raw.ds").display().to_string();
-    let args = [
-        "encode",
-        "--model",
-        &model,
-        "--input-format",
-        "raw",
-        "--output-format",
-        "datatrove",
-        "--output",
-        &path,
-    ];
-    let out = simdtok(&args, text.as_bytes());
+    let raw = ["--input-format", "raw"];
+    let out = encode_to(&model, "datatrove", &path, &raw, text.as_bytes());
     assert!(out.status.success(), "{}", stderr(&out));
     let whole = simdtok(
         &["encode", "--model", &model, "--input-format", "raw"],

@@ -5,7 +5,7 @@
 #[path = "common/cli.rs"]
 mod cli;
 
-use cli::{data, ids_per_line, scratch, simdtok, stderr};
+use cli::{data, encode_to, ids_per_line, scratch, simdtok, stderr};
 
 /// The file at `path` as little-endian words of `N` bytes.
 fn words<const N: usize>(path: &std::path::Path) -> Vec<[u8; N]> {
@@ -40,23 +40,11 @@ fn the_index_cuts_the_ids_into_the_texts() {
     let (ids, index) = (dir.join("ids.u32"), dir.join("ids.idx"));
     let (ids_arg, index_arg) = (ids.display().to_string(), index.display().to_string());
     for separator in [None, Some("50256")] {
-        let mut args = vec![
-            "encode",
-            "--model",
-            &model,
-            "--output-format",
-            "u32",
-            "--output",
-            &ids_arg,
-            "--index",
-            &index_arg,
-            "--threads",
-            "3",
-        ];
+        let mut extra = vec!["--index", &index_arg, "--threads", "3"];
         if let Some(s) = separator {
-            args.extend(["--separator-id", s]);
+            extra.extend(["--separator-id", s]);
         }
-        let out = simdtok(&args, text.as_bytes());
+        let out = encode_to(&model, "u32", &ids_arg, &extra, text.as_bytes());
         assert!(out.status.success(), "{}", stderr(&out));
         let (tokens, offsets) = (u32s(&ids), int64s(&index));
         assert_eq!(offsets.len(), want.len() + 1);
@@ -72,20 +60,8 @@ fn the_index_cuts_the_ids_into_the_texts() {
     let long = std::fs::read_to_string(data("corpus/en_kjv_bible.head.txt"))
         .unwrap()
         .repeat(3);
-    let args = [
-        "encode",
-        "--model",
-        &model,
-        "--input-format",
-        "raw",
-        "--output-format",
-        "u32",
-        "--output",
-        &ids_arg,
-        "--index",
-        &index_arg,
-    ];
-    let out = simdtok(&args, long.as_bytes());
+    let extra = ["--input-format", "raw", "--index", &index_arg];
+    let out = encode_to(&model, "u32", &ids_arg, &extra, long.as_bytes());
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(int64s(&index), [0, u32s(&ids).len() as i64]);
     // Refused where it does not apply.

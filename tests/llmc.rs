@@ -10,7 +10,7 @@ mod cli;
 
 use std::path::Path;
 
-use cli::{data, ids_per_line, scratch, shared_file, simdtok, stderr};
+use cli::{data, encode_to, ids_per_line, scratch, shared_file, simdtok, stderr};
 
 /// The header's magic, version and tokens of the shard at `path`, as llm.c reads them.
 fn read(path: &Path) -> (i32, i32, Vec<u32>) {
@@ -42,17 +42,7 @@ fn read(path: &Path) -> (i32, i32, Vec<u32>) {
 fn shard(model: &str, text: &str, extra: &[&str], name: &str) -> (i32, i32, Vec<u32>) {
     let dir = scratch("llmc", name);
     let path = dir.join("shard_000000.bin").display().to_string();
-    let mut args = vec![
-        "encode",
-        "--model",
-        model,
-        "--output-format",
-        "llmc",
-        "--output",
-        &path,
-    ];
-    args.extend_from_slice(extra);
-    let out = simdtok(&args, text.as_bytes());
+    let out = encode_to(model, "llmc", &path, extra, text.as_bytes());
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(
         std::fs::read_dir(&dir).unwrap().count(),

@@ -11,7 +11,7 @@ mod cli;
 
 use std::path::Path;
 
-use cli::{data, ids_per_line, scratch, shared_file, simdtok, stderr};
+use cli::{data, encode_to, ids_per_line, scratch, shared_file, simdtok, stderr};
 use simdtok::corpus::megatron::{MegatronDtype, MegatronWriter};
 use simdtok::corpus::{DocumentWriter, with_extension};
 
@@ -156,26 +156,6 @@ fn the_writer_writes_what_megatrons_reader_reads_back() {
     assert!(e.to_string().contains("70000"), "{e}");
 }
 
-/// `simdtok encode --model MODEL --output-format megatron --output PREFIX EXTRA…` on `stdin`.
-fn encode_megatron(
-    model: &str,
-    prefix: &str,
-    extra: &[&str],
-    stdin: &[u8],
-) -> std::process::Output {
-    let mut args = vec![
-        "encode",
-        "--model",
-        model,
-        "--output-format",
-        "megatron",
-        "--output",
-        prefix,
-    ];
-    args.extend_from_slice(extra);
-    simdtok(&args, stdin)
-}
-
 #[test]
 fn encode_writes_a_document_per_text_on_every_thread_count() {
     let corpus = std::fs::read_to_string(data("corpus/udhr_scripts.txt")).unwrap();
@@ -196,7 +176,7 @@ fn encode_writes_a_document_per_text_on_every_thread_count() {
                 if let Some(id) = separator {
                     extra.extend(["--separator-id", id]);
                 }
-                let out = encode_megatron(&model, &prefix, &extra, text.as_bytes());
+                let out = encode_to(&model, "megatron", &prefix, &extra, text.as_bytes());
                 assert!(out.status.success(), "{}", stderr(&out));
                 let got = read(Path::new(&prefix));
                 assert_eq!(got.dtype_code, 8, "small vocabularies: uint16");
@@ -241,7 +221,7 @@ fn a_raw_text_in_parts_is_one_document() {
         "--separator-id",
         "50256",
     ];
-    let out = encode_megatron(&model, &prefix, &extra, text.as_bytes());
+    let out = encode_to(&model, "megatron", &prefix, &extra, text.as_bytes());
     assert!(out.status.success(), "{}", stderr(&out));
     let got = read(Path::new(&prefix));
     let mut want = want;
@@ -260,7 +240,13 @@ fn megatron_needs_a_prefix_and_ids_that_fit() {
     assert!(stderr(&out).contains("--output PREFIX"), "{}", stderr(&out));
     let dir = scratch("megatron", "bad-separator");
     let prefix = dir.join("x").display().to_string();
-    let out = encode_megatron(&model, &prefix, &["--separator-id", "70000"], b"hi\n");
+    let out = encode_to(
+        &model,
+        "megatron",
+        &prefix,
+        &["--separator-id", "70000"],
+        b"hi\n",
+    );
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("70000"), "{}", stderr(&out));
     assert_eq!(
@@ -281,7 +267,7 @@ fn a_large_vocabulary_gets_int32_tokens() {
     assert!(want.iter().flatten().any(|&id| id > 65_535));
     let dir = scratch("megatron", "int32");
     let prefix = dir.join("big").display().to_string();
-    let out = encode_megatron(&model, &prefix, &[], text.as_bytes());
+    let out = encode_to(&model, "megatron", &prefix, &[], text.as_bytes());
     assert!(out.status.success(), "{}", stderr(&out));
     let got = read(Path::new(&prefix));
     assert_eq!(got.dtype_code, 4);

@@ -78,3 +78,18 @@ pub fn shared_file(rel: &str) -> Option<String> {
     }
     Some(path.display().to_string())
 }
+
+/// `simdtok encode --model MODEL --output-format FORMAT --output OUTPUT EXTRA…` on `stdin`.
+pub fn encode_to(model: &str, format: &str, output: &str, extra: &[&str], stdin: &[u8]) -> Output {
+    let mut args = vec![
+        "encode",
+        "--model",
+        model,
+        "--output-format",
+        format,
+        "--output",
+        output,
+    ];
+    args.extend_from_slice(extra);
+    simdtok(&args, stdin)
+}
