@@ -29,6 +29,7 @@ pub mod train;
 pub use encoding::Encoding;
 pub use error::{Error, Result};
 pub use load::detect::ModelKind;
+pub use load::document_tokens::{DocumentToken, DocumentTokens};
 pub use options::{CacheBudget, LoadOptions, TiktokenEncoding, WordPieceAlgorithm};
 pub use simdtok_kernels as kernels;
 pub use tokenizer::Tokenizer;

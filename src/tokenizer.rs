@@ -9,6 +9,7 @@ use crate::cache::budget::{self, CacheBudget};
 use crate::encoding::Encoding;
 use crate::error::{Error, Result};
 use crate::load;
+use crate::load::document_tokens::DocumentTokens;
 use crate::options::LoadOptions;
 use crate::pipeline::{AnyPipeline, CarrySource, PartCarry, PartPlace};
 
@@ -19,6 +20,8 @@ pub struct Tokenizer {
     /// The memory each thread's caches may hold while this tokenizer encodes on it
     /// ([`LoadOptions::cache_budget`]).
     cache_budget: CacheBudget,
+    /// The tokens the model's files say begin and end a document.
+    document_tokens: DocumentTokens,
 }
 
 impl Tokenizer {
@@ -45,10 +48,20 @@ impl Tokenizer {
         kernels: &'static Kernels,
         options: &LoadOptions,
     ) -> Result<Tokenizer> {
+        let (pipeline, document_tokens) = load::open(path.as_ref(), kernels, options)?;
         Ok(Tokenizer {
-            pipeline: load::open(path.as_ref(), kernels, options)?,
+            pipeline,
             cache_budget: options.cache_budget,
+            document_tokens,
         })
+    }
+
+    /// The tokens that begin and end a document (`bos`, `eos`) where the model's files name
+    /// them, as their reference libraries report them: the `tokenizer_config.json` beside a
+    /// `tokenizer.json`; a SentencePiece model's control pieces `<s>` and `</s>` (or those its
+    /// trainer spec names); tiktoken's `<|endoftext|>`. See [`crate::load::document_tokens`].
+    pub fn document_tokens(&self) -> &DocumentTokens {
+        &self.document_tokens
     }
 
     /// The token ids of `text`.

@@ -10,11 +10,11 @@ use simdtok::corpus::llmc::{LlmcLayout, LlmcWriter};
 use simdtok::corpus::megatron::{MegatronDtype, MegatronWriter};
 use simdtok::corpus::offsets::DocumentOffsets;
 use simdtok::corpus::{CorpusError, DocumentWriter, TokenWidth};
-use simdtok::{Encoding, Tokenizer};
+use simdtok::{DocumentToken, Encoding, Tokenizer};
 
 use super::args::{EncodeOptions, InputArgs, ModelArgs, OutputArgs, RunArgs};
 use super::driver::{self, BLOCK_BYTES, Chunk, Workers};
-use super::format::{OutputFormat, RawText, Render};
+use super::format::{Affixes, OutputFormat, RawText, Render};
 use super::input::{Part, RawCut};
 use super::npy::NpyWriter;
 use super::output::{Output, spill_file};
@@ -34,10 +34,26 @@ pub struct EncodeArgs {
     /// The output format.
     #[arg(long, value_enum, default_value_t = OutputFormat::Ids, value_name = "FORMAT")]
     output_format: OutputFormat,
-    /// An id appended after each text's ids (npy, u16, u32 and megatron only), e.g. an
-    /// end-of-text id.
-    #[arg(long, value_name = "N")]
+    /// An id appended after each text's ids (the binary formats only), e.g. an end-of-text
+    /// id.
+    #[arg(long, value_name = "N", conflicts_with = "append_eos")]
     separator_id: Option<u32>,
+    /// Put the model's beginning-of-sequence token before each text's ids (the binary formats
+    /// only): the one its files name (a `tokenizer_config.json` beside a `tokenizer.json`, a
+    /// SentencePiece model's `<s>`), else `--bos-id`.
+    #[arg(long)]
+    prepend_bos: bool,
+    /// Put the model's end-of-sequence token after each text's ids (the binary formats only):
+    /// the one its files name (a `tokenizer_config.json` beside a `tokenizer.json`, a
+    /// SentencePiece model's `</s>`, tiktoken's `<|endoftext|>`), else `--eos-id`.
+    #[arg(long)]
+    append_eos: bool,
+    /// The id `--prepend-bos` puts before each text, instead of the model's.
+    #[arg(long, value_name = "N", requires = "prepend_bos")]
+    bos_id: Option<u32>,
+    /// The id `--append-eos` puts after each text, instead of the model's.
+    #[arg(long, value_name = "N", requires = "append_eos")]
+    eos_id: Option<u32>,
     #[command(flatten)]
     options: EncodeOptions,
     #[command(flatten)]
@@ -56,15 +72,22 @@ pub struct EncodeArgs {
 pub fn run(args: EncodeArgs) -> CliResult {
     let started = summary::Started::now();
     let format = args.output_format;
-    if args.separator_id.is_some() && !format.is_binary() {
-        return Err(Failure::usage(
-            "--separator-id applies only to --output-format npy, u16, u32, megatron, datatrove or llmc",
-        ));
+    for (given, name) in [
+        (args.separator_id.is_some(), "--separator-id"),
+        (args.prepend_bos, "--prepend-bos"),
+        (args.append_eos, "--append-eos"),
+    ] {
+        if given && !format.is_binary() {
+            return Err(Failure::usage(format!(
+                "{name} applies only to --output-format npy, u16, u32, megatron, datatrove or llmc"
+            )));
+        }
     }
     let tokenizer = Arc::new(model::load(&args.model, Some(&args.options))?);
+    let affixes = document_affixes(&args, &tokenizer)?;
     // Refused before anything is written: a u16 file with wrapped ids would look valid.
     if format == OutputFormat::U16 {
-        check_u16(&tokenizer, args.separator_id)?;
+        check_u16(&tokenizer, affixes)?;
     }
     let documents = format
         .is_documents()
@@ -74,7 +97,7 @@ pub fn run(args: EncodeArgs) -> CliResult {
                 &args.output.output,
                 &args.model.model,
                 &tokenizer,
-                args.separator_id,
+                affixes,
             )
         })
         .transpose()?;
@@ -93,17 +116,17 @@ pub fn run(args: EncodeArgs) -> CliResult {
         Some(path) => Some(DocumentOffsets::create(path).map_err(corpus_error)?),
         None => None,
     };
-    let separator_tokens = u64::from(args.separator_id.is_some());
+    let affix_tokens = affixes.len() as u64;
     // Tokens of the raw text whose parts are being written (for its offset).
     let mut raw_tokens = 0u64;
     let workers = Workers::new(args.run.threads)?;
     let inputs = input_paths(&args.input.input)?;
     let mut sink = match documents {
-        Some(writer) => Sink::Documents(writer, args.separator_id),
+        Some(writer) => Sink::Documents(writer, affixes),
         None => Sink::new(Output::create(&args.output.output)?, format)?,
     };
     let pieces = format.needs_pieces();
-    let render = Render::new(format, args.separator_id, tokenizer.vocab_size())
+    let render = Render::new(format, affixes, tokenizer.vocab_size())
         .with_added_suffix(tokenizer.added_suffix_len());
     // Formats written from the ids alone gather a block's ids and render them at once; with a
     // core to spare, the writer renders them while the workers encode the next blocks —
@@ -154,8 +177,9 @@ pub fn run(args: EncodeArgs) -> CliResult {
                         render.text(enc, &mut chunk.bytes);
                         chunk.texts += 1;
                     }
-                    Part::Raw { base, last, .. } => {
-                        render.part(enc, base, last, &mut chunk.bytes, &mut chunk.tail);
+                    Part::Raw { base, first, last } => {
+                        let place = (first, last);
+                        render.part(enc, base, place, &mut chunk.bytes, &mut chunk.tail);
                         chunk.texts += u64::from(last);
                     }
                 }
@@ -172,7 +196,7 @@ pub fn run(args: EncodeArgs) -> CliResult {
             },
             |chunk, part| {
                 if let Some(index) = &mut index {
-                    push_offsets(index, chunk, part, separator_tokens, &mut raw_tokens)?;
+                    push_offsets(index, chunk, part, affix_tokens, &mut raw_tokens)?;
                 }
                 match part {
                     Part::Records if format.is_documents() => sink.write_texts(chunk),
@@ -189,9 +213,9 @@ pub fn run(args: EncodeArgs) -> CliResult {
             },
         )?;
         progress.finish();
-        // Tokens written: each text's, and the separator after it.
+        // Tokens written: each text's, and the ids around it.
         let totals = driver::Totals {
-            tokens: totals.tokens + totals.texts * u64::from(args.separator_id.is_some()),
+            tokens: totals.tokens + totals.texts * affix_tokens,
             ..totals
         };
         read.push(summary::InputSummary::new(
@@ -220,14 +244,13 @@ pub fn run(args: EncodeArgs) -> CliResult {
     Ok(())
 }
 
-/// The offsets of a block's texts (their ends in `chunk.ends`, each followed by
-/// `separator_tokens`), or of a raw text once its last part is written (`raw_tokens` adds up
-/// its parts).
+/// The offsets of a block's texts (their ends in `chunk.ends`, each with `affix_tokens` around
+/// it), or of a raw text once its last part is written (`raw_tokens` adds up its parts).
 fn push_offsets(
     index: &mut DocumentOffsets,
     chunk: &Chunk,
     part: Part,
-    separator_tokens: u64,
+    affix_tokens: u64,
     raw_tokens: &mut u64,
 ) -> CliResult {
     match part {
@@ -235,7 +258,7 @@ fn push_offsets(
             let mut start = 0;
             for &end in &chunk.ends {
                 index
-                    .push((end - start) as u64 + separator_tokens)
+                    .push((end - start) as u64 + affix_tokens)
                     .map_err(corpus_error)?;
                 start = end;
             }
@@ -243,7 +266,7 @@ fn push_offsets(
         Part::Raw { last, .. } => {
             *raw_tokens += chunk.tokens;
             if last {
-                let tokens = std::mem::take(raw_tokens) + separator_tokens;
+                let tokens = std::mem::take(raw_tokens) + affix_tokens;
                 index.push(tokens).map_err(corpus_error)?;
             }
         }
@@ -348,31 +371,95 @@ fn spill_error(e: std::io::Error) -> Failure {
     Failure::runtime(format!("temporary file: {e}"))
 }
 
+/// The ids to put around each text: `--prepend-bos` / `--bos-id`, and `--append-eos` /
+/// `--eos-id` or `--separator-id`. The model's own when it names them; an error when it does
+/// not and no id is given, or when a given id is not one of the model's.
+fn document_affixes(args: &EncodeArgs, tokenizer: &Tokenizer) -> CliResult<Affixes> {
+    let named = tokenizer.document_tokens();
+    let vocab = tokenizer.vocab_size();
+    let pick = |asked: bool, given: Option<u32>, own: Option<&DocumentToken>, what: &str| {
+        if !asked {
+            return Ok(None);
+        }
+        let (flag, option) = match what {
+            "beginning" => ("--prepend-bos", "--bos-id"),
+            _ => ("--append-eos", "--eos-id"),
+        };
+        match (given, own) {
+            (Some(id), _) if id as usize >= vocab => Err(Failure::usage(format!(
+                "{option} {id}: not an id of the model (it has {vocab})"
+            ))),
+            (Some(id), _) => Ok(Some(id)),
+            (None, Some(token)) => {
+                if args.model.verbose {
+                    eprintln!(
+                        "simdtok: {flag}: {:?} (id {}, from {})",
+                        token.content, token.id, token.source
+                    );
+                }
+                Ok(Some(token.id))
+            }
+            (None, None) => Err(Failure::usage(format!(
+                "{flag}: {} names no {what}-of-sequence token (a tokenizer.json's come from the \
+                 tokenizer_config.json beside it); give {option} N",
+                args.model.model.display()
+            ))),
+        }
+    };
+    Ok(Affixes {
+        before: pick(
+            args.prepend_bos,
+            args.bos_id,
+            named.bos.as_ref(),
+            "beginning",
+        )?,
+        after: match args.separator_id {
+            Some(id) => Some(id),
+            None => pick(args.append_eos, args.eos_id, named.eos.as_ref(), "end")?,
+        },
+    })
+}
+
+/// The options that put `id` around the texts, for messages.
+fn affix_option(affixes: Affixes, id: u32) -> &'static str {
+    if affixes.before == Some(id) {
+        "--prepend-bos"
+    } else {
+        "--append-eos / --separator-id"
+    }
+}
+
 /// Refuses u16 output when an id could exceed 65535.
-fn check_u16(tokenizer: &Tokenizer, separator: Option<u32>) -> CliResult {
+fn check_u16(tokenizer: &Tokenizer, affixes: Affixes) -> CliResult {
     let size = tokenizer.vocab_size();
     if size > 1 << 16 {
         return Err(Failure::runtime(format!(
             "--output-format u16: the model has {size} ids, more than u16 holds (65536); use u32"
         )));
     }
-    if let Some(id) = separator.filter(|&id| id > u32::from(u16::MAX)) {
+    let ids = [affixes.before, affixes.after];
+    if let Some(id) = ids
+        .into_iter()
+        .flatten()
+        .find(|&id| id > u32::from(u16::MAX))
+    {
         return Err(Failure::runtime(format!(
-            "--output-format u16: --separator-id {id} does not fit in u16 (at most 65535); use u32"
+            "--output-format u16: {} id {id} does not fit in u16 (at most 65535); use u32",
+            affix_option(affixes, id)
         )));
     }
     Ok(())
 }
 
 /// The writer of a dataset format at `--output` (Megatron's `PREFIX`, datatrove's
-/// `NAME.ds`), its tokens of the width the format gives the model's vocabulary;
-/// `--separator-id` must fit them.
+/// `NAME.ds`), its tokens of the width the format gives the model's vocabulary; the ids
+/// around the texts must fit them.
 fn document_writer(
     format: OutputFormat,
     output: &Option<std::path::PathBuf>,
     model: &std::path::Path,
     tokenizer: &Tokenizer,
-    separator: Option<u32>,
+    affixes: Affixes,
 ) -> CliResult<Box<dyn DocumentWriter>> {
     let (name, what) = match format {
         OutputFormat::Megatron => (
@@ -397,10 +484,12 @@ fn document_writer(
         _ if datatrove_token_size(vocab) == 2 => TokenWidth::U16,
         _ => TokenWidth::U32,
     };
-    if let Some(id) = separator.filter(|&id| !width.holds(id)) {
+    let ids = [affixes.before, affixes.after];
+    if let Some(id) = ids.into_iter().flatten().find(|&id| !width.holds(id)) {
         return Err(Failure::runtime(format!(
-            "--output-format {name}: --separator-id {id} does not fit the dataset's {} tokens \
+            "--output-format {name}: {} id {id} does not fit the dataset's {} tokens \
              (for a vocabulary of {vocab} ids)",
+            affix_option(affixes, id),
             width.name
         )));
     }
@@ -419,12 +508,12 @@ fn corpus_error(e: CorpusError) -> Failure {
     Failure::runtime(format!("--output: {e}"))
 }
 
-/// The output, with the `.npy` framing when asked for, or a dataset of documents (and the id
-/// that ends each one).
+/// The output, with the `.npy` framing when asked for, or a dataset of documents (and the ids
+/// around each one).
 enum Sink {
     Plain(Output),
     Npy(NpyWriter),
-    Documents(Box<dyn DocumentWriter>, Option<u32>),
+    Documents(Box<dyn DocumentWriter>, Affixes),
 }
 
 impl Sink {
@@ -444,14 +533,14 @@ impl Sink {
         }
     }
 
-    /// A block's texts as documents: its rendered tokens (each text's ids, then the separator
-    /// when there is one) cut at the texts' ends.
+    /// A block's texts as documents: its rendered tokens (each text's ids between its
+    /// affixes) cut at the texts' ends.
     fn write_texts(&mut self, chunk: &Chunk) -> CliResult {
-        let Sink::Documents(w, separator) = self else {
+        let Sink::Documents(w, affixes) = self else {
             unreachable!("only a dataset's writer takes texts as documents");
         };
         let size = w.token_size();
-        let extra = usize::from(separator.is_some());
+        let extra = affixes.len();
         let (mut start, mut at) = (0, 0);
         for &end in &chunk.ends {
             let bytes = size * (end - start + extra);

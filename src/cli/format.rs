@@ -77,13 +77,52 @@ impl OutputFormat {
     }
 }
 
-/// Renders encodings in one format: the format, `--separator-id`, and the decimal strings of the
-/// model's ids.
+/// The ids the binary formats put around each text: `--prepend-bos` before it, `--append-eos`
+/// or `--separator-id` after it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Affixes {
+    /// The id before each text.
+    pub before: Option<u32>,
+    /// The id after each text.
+    pub after: Option<u32>,
+}
+
+impl Affixes {
+    /// Only an id after each text (`--separator-id`).
+    #[cfg(test)]
+    pub fn after(id: Option<u32>) -> Affixes {
+        Affixes {
+            before: None,
+            after: id,
+        }
+    }
+
+    /// How many ids they add to each text.
+    pub fn len(self) -> usize {
+        usize::from(self.before.is_some()) + usize::from(self.after.is_some())
+    }
+
+    /// Whether they add nothing.
+    pub fn is_empty(self) -> bool {
+        self.len() == 0
+    }
+
+    /// Those of the part of a text that is `first` and/or `last`.
+    fn of_part(self, first: bool, last: bool) -> Affixes {
+        Affixes {
+            before: self.before.filter(|_| first),
+            after: self.after.filter(|_| last),
+        }
+    }
+}
+
+/// Renders encodings in one format: the format, the ids around each text ([`Affixes`]), and the
+/// decimal strings of the model's ids.
 pub struct Render {
     format: OutputFormat,
     /// Bytes per id of a binary format.
     width: usize,
-    separator: Option<u32>,
+    affixes: Affixes,
     decimals: Decimals,
     /// Tokens the post-processor appends to every text: at the end of a raw text's last part,
     /// their offsets are the text's `(0, 0)`, not moved by the part's start.
@@ -92,7 +131,7 @@ pub struct Render {
 
 impl Render {
     /// A renderer for a model of `vocab_size` ids (the caller has checked that u16 ids fit).
-    pub fn new(format: OutputFormat, separator: Option<u32>, vocab_size: usize) -> Render {
+    pub fn new(format: OutputFormat, affixes: Affixes, vocab_size: usize) -> Render {
         let decimals = if matches!(format, OutputFormat::Ids | OutputFormat::Jsonl) {
             Decimals::new(vocab_size)
         } else {
@@ -108,7 +147,7 @@ impl Render {
         Render {
             format,
             width,
-            separator,
+            affixes,
             decimals,
             added_suffix: 0,
         }
@@ -139,18 +178,18 @@ impl Render {
                     start = end;
                 }
             }
-            // Without a separator the texts' ids are one array: converted in one pass.
-            _ if self.separator.is_none() => push_binary(self.width, ids, None, out),
+            // Without affixes the texts' ids are one array: converted in one pass.
+            _ if self.affixes.is_empty() => push_binary(self.width, ids, Affixes::default(), out),
             _ => {
                 for &end in ends {
-                    push_binary(self.width, &ids[start..end], self.separator, out);
+                    push_binary(self.width, &ids[start..end], self.affixes, out);
                     start = end;
                 }
             }
         }
     }
 
-    /// Appends one text's encoding `enc` to `out`, then `separator` for the binary formats.
+    /// Appends one text's encoding `enc` to `out`, between its affixes for the binary formats.
     pub fn text(&self, enc: &Encoding, out: &mut Vec<u8>) {
         match self.format {
             OutputFormat::Ids => {
@@ -181,19 +220,19 @@ impl Render {
             | OutputFormat::U16
             | OutputFormat::Megatron
             | OutputFormat::Datatrove
-            | OutputFormat::Llmc => push_binary(self.width, &enc.ids, self.separator, out),
+            | OutputFormat::Llmc => push_binary(self.width, &enc.ids, self.affixes, out),
         }
     }
 
     /// Appends the part of one raw text that `enc` is (its offsets relative to byte `base` of
     /// the text) in a form that parts join by concatenation (see [`RawText`]): every item of a
-    /// list behind its separator, `jsonl`'s offsets apart in `tail`. `--separator-id` goes after
-    /// the `last` part only.
+    /// list behind its separator, `jsonl`'s offsets apart in `tail`. The id before a text goes
+    /// before its `first` part only, the id after it after the `last` only.
     pub fn part(
         &self,
         enc: &Encoding,
         base: u64,
-        last: bool,
+        (first, last): (bool, bool),
         out: &mut Vec<u8>,
         tail: &mut Vec<u8>,
     ) {
@@ -221,8 +260,7 @@ impl Render {
             | OutputFormat::Megatron
             | OutputFormat::Datatrove
             | OutputFormat::Llmc => {
-                let separator = self.separator.filter(|_| last);
-                push_binary(self.width, &enc.ids, separator, out)
+                push_binary(self.width, &enc.ids, self.affixes.of_part(first, last), out)
             }
         }
     }
@@ -282,13 +320,16 @@ impl RawText {
     }
 }
 
-/// The ids (and `separator`) as little-endian integers of `width` bytes (2 or 4; the caller
-/// has checked that they fit).
-fn push_binary(width: usize, ids: &[u32], separator: Option<u32>, out: &mut Vec<u8>) {
+/// The ids (between their `affixes`) as little-endian integers of `width` bytes (2 or 4; the
+/// caller has checked that they fit).
+fn push_binary(width: usize, ids: &[u32], affixes: Affixes, out: &mut Vec<u8>) {
+    if let Some(id) = affixes.before {
+        out.extend_from_slice(&id.to_le_bytes()[..width]);
+    }
     let start = out.len();
     // Sized first, then filled in place: loops the compiler turns into vector moves.
     out.resize(
-        start + width * (ids.len() + usize::from(separator.is_some())),
+        start + width * (ids.len() + usize::from(affixes.after.is_some())),
         0,
     );
     let to = &mut out[start..];
@@ -301,7 +342,7 @@ fn push_binary(width: usize, ids: &[u32], separator: Option<u32>, out: &mut Vec<
             to.copy_from_slice(&id.to_le_bytes());
         }
     }
-    if let Some(id) = separator {
+    if let Some(id) = affixes.after {
         let last = &mut to[width * ids.len()..];
         last.copy_from_slice(&id.to_le_bytes()[..width]);
     }
@@ -419,7 +460,7 @@ mod tests {
 
     fn render(format: OutputFormat, enc: &Encoding, sep: Option<u32>) -> Vec<u8> {
         let mut out = Vec::new();
-        Render::new(format, sep, 10).text(enc, &mut out);
+        Render::new(format, Affixes::after(sep), 10).text(enc, &mut out);
         out
     }
 
@@ -469,8 +510,14 @@ mod tests {
             OutputFormat::U16,
             OutputFormat::Npy,
         ] {
-            for separator in [None, Some(9)] {
-                let render = Render::new(format, separator, 100);
+            let affixes = [
+                (None, None),
+                (None, Some(9)),
+                (Some(8), None),
+                (Some(8), Some(9)),
+            ];
+            for (before, after) in affixes {
+                let render = Render::new(format, Affixes { before, after }, 100);
                 let mut want = Vec::new();
                 for t in texts {
                     let enc = Encoding {
@@ -481,7 +528,7 @@ mod tests {
                 }
                 let mut got = Vec::new();
                 render.block(&ids, &ends, &mut got);
-                assert_eq!(got, want, "{format:?} {separator:?}");
+                assert_eq!(got, want, "{format:?} {before:?} {after:?}");
             }
         }
     }
@@ -502,7 +549,11 @@ mod tests {
             OutputFormat::U32,
             OutputFormat::U16,
         ] {
-            let render = Render::new(format, Some(3), 200);
+            let affixes = Affixes {
+                before: Some(4),
+                after: Some(3),
+            };
+            let render = Render::new(format, affixes, 200);
             let mut want = Vec::new();
             render.text(&whole, &mut want);
             let mut join = RawText::default();
@@ -520,9 +571,9 @@ mod tests {
                         .collect(),
                     pieces: whole.pieces[a..b].to_vec(),
                 };
-                let last = k + 2 == bounds.len();
+                let (first, last) = (k == 0, k + 2 == bounds.len());
                 let (mut bytes, mut t) = (Vec::new(), Vec::new());
-                render.part(&part, base, last, &mut bytes, &mut t);
+                render.part(&part, base, (first, last), &mut bytes, &mut t);
                 got.extend_from_slice(join.join(format, &bytes, false));
                 tail.extend_from_slice(join.join(format, &t, true));
             }
@@ -595,5 +646,12 @@ mod tests {
             [1, 0, 0, 0, 2, 1, 0, 0]
         );
         assert_eq!(render(OutputFormat::U16, &enc, Some(9)), [1, 0, 2, 1, 9, 0]);
+        let both = Affixes {
+            before: Some(7),
+            after: Some(9),
+        };
+        let mut out = Vec::new();
+        Render::new(OutputFormat::U16, both, 10).text(&enc, &mut out);
+        assert_eq!(out, [7, 0, 1, 0, 2, 1, 9, 0]);
     }
 }

@@ -8,6 +8,7 @@
 
 pub mod bert;
 pub mod detect;
+pub mod document_tokens;
 pub mod hf_bpe;
 pub mod hf_char_bpe;
 pub mod hf_spm_bpe;
@@ -27,79 +28,101 @@ use crate::pipeline::AnyPipeline;
 use crate::pipeline::spm::SentencePiece;
 use crate::pipeline::tiktoken::Tiktoken;
 use detect::{ModelKind, gpt2_merges_beside};
+use document_tokens::DocumentTokens;
 use tokenizer_json::TokenizerJson;
 
 /// The pipeline of the model file at `path`, with `kernels`: its kind detected from the file,
-/// `options` checked against it.
+/// `options` checked against it; and the tokens its files say begin and end a document.
 pub(crate) fn open(
     path: &Path,
     kernels: &'static Kernels,
     options: &LoadOptions,
-) -> Result<Box<dyn AnyPipeline>> {
+) -> Result<(Box<dyn AnyPipeline>, DocumentTokens)> {
     let shown = path.display().to_string();
     let bytes = std::fs::read(path).map_err(|source| Error::Io {
         path: shown.clone(),
         source,
     })?;
-    match ModelKind::detect(path, &bytes) {
+    open_pipeline(path, &bytes, kernels, options)
+}
+
+/// The pipeline of the model file at `path` (its `bytes`), and its boundary tokens
+/// ([`document_tokens`]; only a `tokenizer_config.json` beside the model that names a token the
+/// model lacks is an error).
+fn open_pipeline(
+    path: &Path,
+    bytes: &[u8],
+    kernels: &'static Kernels,
+    options: &LoadOptions,
+) -> Result<(Box<dyn AnyPipeline>, DocumentTokens)> {
+    let shown = path.display().to_string();
+    match ModelKind::detect(path, bytes) {
         ModelKind::SentencePiece => {
             refuse_options(&shown, "SentencePiece", options, false)?;
-            let model = spm_proto::parse(&bytes).map_err(|reason| Error::Model {
+            let model = spm_proto::parse(bytes).map_err(|reason| Error::Model {
                 path: shown.clone(),
                 reason,
             })?;
+            let tokens = document_tokens::of_sentencepiece(path, &model);
             let spm = SentencePiece::new(model, kernels).map_err(|reason| Error::Model {
                 path: shown,
                 reason,
             })?;
-            Ok(Box::new(spm))
+            Ok((Box::new(spm), tokens))
         }
         ModelKind::VocabTxt => {
             refuse_options(&shown, "vocab.txt", options, true)?;
-            let bert = bert::from_vocab_txt(&bytes, options, kernels)
+            let bert = bert::from_vocab_txt(bytes, options, kernels)
                 .map_err(|reason| model_error(&shown, reason))?;
-            Ok(Box::new(bert))
+            Ok((Box::new(bert), DocumentTokens::default()))
         }
         ModelKind::TokenizerJson => {
-            let json = TokenizerJson::parse(&bytes).map_err(|r| model_error(&shown, r))?;
+            let json = TokenizerJson::parse(bytes).map_err(|r| model_error(&shown, r))?;
             let model_type = json.model_type().map_err(|r| model_error(&shown, r))?;
-            match model_type {
+            let tokens = document_tokens::of_tokenizer_json(path, &json)
+                .map_err(|reason| model_error(&shown, reason))?;
+            let pipeline: Box<dyn AnyPipeline> = match model_type {
                 "WordPiece" => {
                     refuse_options(&shown, "tokenizer.json", options, false)?;
                     let bert = bert::from_tokenizer_json(&json, options, kernels)
                         .map_err(|reason| model_error(&shown, reason))?;
-                    Ok(Box::new(bert))
+                    Box::new(bert)
                 }
                 "BPE" if hf_bpe::is_byte_level(&json) => {
                     refuse_options(&shown, "tokenizer.json", options, false)?;
                     let bpe = hf_bpe::from_tokenizer_json(&json, options, kernels)
                         .map_err(|reason| model_error(&shown, reason))?;
-                    Ok(Box::new(bpe))
+                    Box::new(bpe)
                 }
                 "BPE" if hf_spm_bpe::is_spm_style(&json) => {
                     refuse_options(&shown, "tokenizer.json", options, false)?;
                     let bpe = hf_spm_bpe::from_tokenizer_json(&json, options, kernels)
                         .map_err(|reason| model_error(&shown, reason))?;
-                    Ok(Box::new(bpe))
+                    Box::new(bpe)
                 }
                 "BPE" if hf_char_bpe::is_char_level(&json) => {
                     refuse_options(&shown, "tokenizer.json", options, false)?;
                     let bpe = hf_char_bpe::from_tokenizer_json(&json, options, kernels)
                         .map_err(|reason| model_error(&shown, reason))?;
-                    Ok(Box::new(bpe))
+                    Box::new(bpe)
                 }
-                "BPE" => Err(Error::Unsupported {
-                    path: shown,
-                    what: "a tokenizer.json with a BPE model that is neither byte-level, \
-                           SentencePiece style, nor character-level with a Whitespace or \
-                           WhitespaceSplit pre-tokenizer"
-                        .into(),
-                }),
-                other => Err(Error::Unsupported {
-                    path: shown,
-                    what: format!("a tokenizer.json with a {other} model"),
-                }),
-            }
+                "BPE" => {
+                    return Err(Error::Unsupported {
+                        path: shown,
+                        what: "a tokenizer.json with a BPE model that is neither byte-level, \
+                               SentencePiece style, nor character-level with a Whitespace or \
+                               WhitespaceSplit pre-tokenizer"
+                            .into(),
+                    });
+                }
+                other => {
+                    return Err(Error::Unsupported {
+                        path: shown,
+                        what: format!("a tokenizer.json with a {other} model"),
+                    });
+                }
+            };
+            Ok((pipeline, tokens))
         }
         ModelKind::Tiktoken => {
             refuse_options(&shown, "tiktoken", options, false)?;
@@ -113,13 +136,15 @@ pub(crate) fn open(
                              the file name: name it"
                         .into(),
                 })?;
-            let ranks = tiktoken::parse_rank_file(&bytes).map_err(|r| model_error(&shown, r))?;
+            let ranks = tiktoken::parse_rank_file(bytes).map_err(|r| model_error(&shown, r))?;
             let specials: Vec<(String, u32)> = encoding
                 .special_tokens()
                 .iter()
                 .map(|&(t, id)| (t.to_string(), id))
                 .collect();
-            tiktoken_pipeline(&shown, ranks, encoding, &specials, options, kernels)
+            let tokens = document_tokens::of_tiktoken(path, &specials);
+            let pipeline = tiktoken_pipeline(&shown, ranks, encoding, &specials, options, kernels)?;
+            Ok((pipeline, tokens))
         }
         ModelKind::Gpt2 => {
             refuse_options(&shown, "GPT-2", options, false)?;
@@ -129,9 +154,11 @@ pub(crate) fn open(
                 source,
             })?;
             let (ranks, specials) =
-                tiktoken::parse_gpt2(&bytes, &merges).map_err(|r| model_error(&shown, r))?;
+                tiktoken::parse_gpt2(bytes, &merges).map_err(|r| model_error(&shown, r))?;
             let encoding = options.tiktoken_encoding.unwrap_or(TiktokenEncoding::R50k);
-            tiktoken_pipeline(&shown, ranks, encoding, &specials, options, kernels)
+            let tokens = document_tokens::of_tiktoken(path, &specials);
+            let pipeline = tiktoken_pipeline(&shown, ranks, encoding, &specials, options, kernels)?;
+            Ok((pipeline, tokens))
         }
     }
 }

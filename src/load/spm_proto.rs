@@ -170,6 +170,11 @@ pub struct SpmModelFile {
     pub unk_id: Option<u32>,
     /// What decoding writes for the unknown piece (default " ⁇ ").
     pub unk_surface: String,
+    /// The pieces that begin and end a sentence, by name (`trainer_spec.bos_piece` and
+    /// `eos_piece`, default `<s>` and `</s>`): SentencePiece's `bos_id()` and `eos_id()` are
+    /// theirs when they are control pieces.
+    pub bos_piece: String,
+    pub eos_piece: String,
 }
 
 /// `sentencepiece` refuses pieces this long (`kMaxPieceSize`).
@@ -300,6 +305,8 @@ pub fn parse(bytes: &[u8]) -> Result<SpmModelFile, String> {
         unk_surface: trainer
             .unk_surface
             .unwrap_or_else(|| " \u{2047} ".to_owned()),
+        bos_piece: trainer.bos_piece.unwrap_or_else(|| "<s>".to_owned()),
+        eos_piece: trainer.eos_piece.unwrap_or_else(|| "</s>".to_owned()),
     })
 }
 
