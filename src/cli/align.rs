@@ -90,6 +90,7 @@ fn run_pairs(pairs: &Path, args: &AlignArgs) -> CliResult {
         input: vec![pairs.to_path_buf()],
         input_format: InputFormat::Jsonl,
         field: None,
+        separator: None,
     };
     let (source, reader) = input::open(&input, BLOCK_BYTES, None)?;
     let progress = Progress::new(args.run.progress(), source.len);

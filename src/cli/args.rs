@@ -101,6 +101,8 @@ pub enum InputFormat {
     Jsonl,
     /// The whole input is one text.
     Raw,
+    /// Texts one after another, each ended by `--separator` (the last may lack it).
+    Text,
 }
 
 /// Where texts come from.
@@ -117,6 +119,10 @@ pub struct InputArgs {
     /// The field holding the text in `--input-format jsonl` (default `text`).
     #[arg(long, value_name = "NAME")]
     pub field: Option<String>,
+    /// The string that ends each text in `--input-format text` (e.g. `'<|endoftext|>'`); it
+    /// belongs to neither text.
+    #[arg(long, value_name = "STRING")]
+    pub separator: Option<String>,
 }
 
 /// Where results go.

@@ -14,6 +14,7 @@ use std::io::Read;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use memchr::memmem;
 use memmap2::Mmap;
 use simdtok::corpus::compression::{Compression, ReadAhead, decompressed};
 
@@ -58,8 +59,58 @@ pub struct Reader {
     raw_cut: Option<RawCut>,
     /// For `jsonl`: the field whose string is the text.
     field: Option<String>,
+    /// For `text`: the string that ends each text.
+    separator: Option<Separator>,
     /// A file read through a memory map instead of `input` (see [`Mapped`]).
     mapped: Option<Mapped>,
+}
+
+/// The string that ends each text of a `text` input, with its searcher (built once).
+#[derive(Clone)]
+pub struct Separator(Arc<memmem::Finder<'static>>);
+
+impl Separator {
+    /// The separator `s` (not empty).
+    pub fn new(s: &str) -> Separator {
+        debug_assert!(!s.is_empty());
+        Separator(Arc::new(memmem::Finder::new(s.as_bytes()).into_owned()))
+    }
+
+    fn len(&self) -> usize {
+        self.0.needle().len()
+    }
+
+    /// The end of the last separator in `data[from..]` as the texts are read, left to right
+    /// from `from` (where one ended): separators do not overlap, so with `aa` in `aaa` the one
+    /// is at 0, not 1, whatever follows.
+    fn last_end_from(&self, data: &[u8], from: usize) -> Option<usize> {
+        let last = self.0.find_iter(&data[from..]).last()?;
+        Some(from + last + self.len())
+    }
+
+    /// The texts of `data` as (start, end) spans: each ends at a separator (which belongs to
+    /// neither text); a last text without one keeps the rest; nothing follows a final one.
+    fn spans<'a>(&'a self, data: &'a [u8]) -> impl Iterator<Item = (usize, usize)> + 'a {
+        let mut ends = self.0.find_iter(data);
+        let mut start = 0;
+        std::iter::from_fn(move || {
+            if start >= data.len() {
+                return None;
+            }
+            let from = start;
+            let end = match ends.next() {
+                Some(end) => {
+                    start = end + self.len();
+                    end
+                }
+                None => {
+                    start = data.len();
+                    data.len()
+                }
+            };
+            Some((from, end))
+        })
+    }
 }
 
 /// An input file read through a memory map: a block is a range of the map, so the reader copies
@@ -166,9 +217,12 @@ pub struct Batch {
     data: Block,
     /// The bytes of input this batch consumed (line ends included).
     pub consumed: u64,
-    /// Whether `data` is lines (records split at `\n`) or one text.
+    /// Whole records, or a part of a raw text.
     pub part: Part,
+    /// Whether `data` is lines (records split at `\n`).
     lines: bool,
+    /// For `text`: the records end at this string (and `lines` is false).
+    separator: Option<Separator>,
 }
 
 /// One record: the bytes of one text before validation, and where it starts.
@@ -219,6 +273,21 @@ pub fn open_path(
             "--field applies only to --input-format jsonl",
         ));
     }
+    let separator = match (&args.separator, args.input_format) {
+        (Some(sep), InputFormat::Text) if !sep.is_empty() => Some(Separator::new(sep)),
+        (_, InputFormat::Text) => {
+            return Err(Failure::usage(
+                "--input-format text needs --separator STRING (not empty): the string that ends \
+                 each text",
+            ));
+        }
+        (Some(_), _) => {
+            return Err(Failure::usage(
+                "--separator applies only to --input-format text",
+            ));
+        }
+        (None, _) => None,
+    };
     let mut mapped = None;
     let mut compression = Compression::None;
     let (name, read, len): (String, Box<dyn Read + Send>, Option<u64>) = match path {
@@ -257,6 +326,7 @@ pub fn open_path(
     };
     let mut reader = Reader::new(read, args.input_format, name, block, raw_cut);
     reader.mapped = mapped;
+    reader.separator = separator;
     if source.format == InputFormat::Jsonl {
         reader.field = Some(source.field.clone());
     }
@@ -303,6 +373,7 @@ pub fn open_lines(path: &Option<PathBuf>, block: usize) -> CliResult<(Source, Re
         input: path.iter().cloned().collect(),
         input_format: InputFormat::Lines,
         field: None,
+        separator: None,
     };
     open(&args, block, None)
 }
@@ -457,6 +528,7 @@ impl Reader {
             carry: Vec::new(),
             raw_cut: raw_cut.filter(|_| format == InputFormat::Raw),
             field: None,
+            separator: None,
             mapped: None,
         }
     }
@@ -490,6 +562,7 @@ impl Reader {
         match self.format {
             InputFormat::Raw => self.next_raw(block),
             InputFormat::Lines | InputFormat::Jsonl => self.next_lines(block),
+            InputFormat::Text => self.next_texts(block),
         }
     }
 
@@ -565,6 +638,51 @@ impl Reader {
             consumed: data.len as u64,
             part: Part::Records,
             lines: true,
+            separator: None,
+            data,
+        }))
+    }
+
+    /// A batch of whole texts of a `text` input: a block of about `block` bytes, up to the end
+    /// of its last separator (or more, for a text longer than a block).
+    fn next_texts(&mut self, mut data: Block) -> CliResult<Option<Batch>> {
+        let separator = self
+            .separator
+            .clone()
+            .expect("a text input has a separator");
+        // No separator starts before this (one may straddle what was read and what is not).
+        let mut from = 0;
+        let end = loop {
+            let want = if data.len < self.block {
+                self.block
+            } else {
+                data.len + self.block
+            };
+            let ended = self.fill(&mut data, want)?;
+            if let Some(end) = separator.last_end_from(data.as_slice(), from) {
+                break end;
+            }
+            if ended {
+                self.done = true;
+                break data.len;
+            }
+            // One text longer than a block: read on (it has to be held whole anyway), searching
+            // only what could hold the start of a separator — linear in the text's length.
+            from = data.len.saturating_sub(separator.len() - 1).max(from);
+        };
+        self.split(&mut data, end);
+        if data.len == 0 {
+            self.done = true;
+            return Ok(None);
+        }
+        if self.prepare {
+            data.prepare(false, None);
+        }
+        Ok(Some(Batch {
+            consumed: data.len as u64,
+            part: Part::Records,
+            lines: false,
+            separator: Some(separator),
             data,
         }))
     }
@@ -617,15 +735,17 @@ impl Reader {
                 last: self.done,
             },
             lines: false,
+            separator: None,
             data,
         }))
     }
 }
 
 impl Batch {
-    /// The number of lines it spans: its records, or a raw part's line ends.
+    /// The number of lines it spans: its records (a `text` input's texts are numbered as its
+    /// lines), or a raw part's line ends.
     pub fn lines(&self, records: u64) -> u64 {
-        if self.lines {
+        if self.lines || self.separator.is_some() {
             records
         } else {
             memchr::memchr_iter(b'\n', self.data.as_slice()).count() as u64
@@ -690,7 +810,10 @@ impl Batch {
         };
         let part = self.part;
         let block = &self.data;
-        let mut whole = (!self.lines).then_some((0, data.len()));
+        let texts = self.separator.as_ref().map(|sep| sep.spans(data));
+        let mut texts = texts.into_iter().flatten();
+        let by_separator = self.separator.is_some();
+        let mut whole = (!self.lines && !by_separator).then_some((0, data.len()));
         let ends = if !self.lines {
             Ends::Found([].iter())
         } else if block.prepared.is_some() {
@@ -700,10 +823,17 @@ impl Batch {
         };
         // A raw part is one record, `whole`, and no lines.
         let mut lines = line_spans(if self.lines { data } else { &[] }, ends);
-        let spans = std::iter::from_fn(move || whole.take().or_else(|| lines.next()));
+        let spans = std::iter::from_fn(move || {
+            whole
+                .take()
+                .or_else(|| lines.next())
+                .or_else(|| texts.next())
+        });
         spans.enumerate().map(move |(i, (from, to))| Record {
             bytes: &data[from..to],
-            // SAFETY: `from` and `to` are 0, the end, or at a "\r" or "\n" (ASCII), so they are
+            // SAFETY: `from` and `to` are 0, the end, at a "\r" or "\n" (ASCII), or at either
+            // end of a match of the separator, a whole UTF-8 string (a match in valid UTF-8
+            // starts at a character's first byte and ends after a character's last), so they are
             // character boundaries of the valid `v`, and in bounds (`data[from..to]` above).
             text: valid.map(|v| unsafe { v.get_unchecked(from..to) }),
             field: block.fields.get(i).map(|field| match field {
@@ -786,7 +916,9 @@ impl Source {
     /// The text of a record: the valid UTF-8 line, or for `jsonl` the string in the field.
     pub fn text<'a>(&self, record: Record<'a>) -> CliResult<Cow<'a, str>> {
         match self.format {
-            InputFormat::Lines | InputFormat::Raw => self.line(record).map(Cow::Borrowed),
+            InputFormat::Lines | InputFormat::Raw | InputFormat::Text => {
+                self.line(record).map(Cow::Borrowed)
+            }
             InputFormat::Jsonl => {
                 let fail = |cause: String| Failure::at(&self.name, record.line, cause);
                 if let Some(field) = record.field {
@@ -890,6 +1022,71 @@ mod tests {
             before += batch.lines(n);
         }
         out
+    }
+
+    /// The texts of `input` split at `sep` by a `text` reader (blocks of `block` bytes, reads
+    /// of `chunk`, prepared or not, or mapped), with their numbers.
+    fn texts(input: &[u8], sep: &str, block: usize, chunk: usize, how: u8) -> Vec<(Vec<u8>, u64)> {
+        let mut r = match how {
+            2 => mapped_reader(input, InputFormat::Text, block, false),
+            _ => reader(input, InputFormat::Text, block, chunk),
+        };
+        r.prepare(how == 1);
+        r.separator = Some(Separator::new(sep));
+        records_of(r)
+    }
+
+    /// What Python's `str.split(sep)` gives, less a last empty text.
+    fn split_texts(input: &[u8], sep: &str) -> Vec<(Vec<u8>, u64)> {
+        let text = std::str::from_utf8(input).unwrap();
+        let mut parts: Vec<&str> = text.split(sep).collect();
+        if parts.last() == Some(&"") {
+            parts.pop();
+        }
+        let parts = parts.into_iter().enumerate();
+        parts
+            .map(|(i, t)| (t.as_bytes().to_vec(), i as u64 + 1))
+            .collect()
+    }
+
+    #[test]
+    fn texts_split_at_the_separator_for_any_block_and_read_size() {
+        let cases: [(&str, &str); 6] = [
+            (
+                "one<|endoftext|>two\nlines<|endoftext|><|endoftext|>é<|end",
+                "<|endoftext|>",
+            ),
+            ("<|endoftext|>first empty<|endoftext|>", "<|endoftext|>"),
+            ("aaaaa b aaa", "aa"),
+            ("xaaay", "aa"),
+            ("no separator at all, one text", "§§"),
+            ("§§é§§§§ü§", "§§"),
+        ];
+        for (input, sep) in cases {
+            let want = split_texts(input.as_bytes(), sep);
+            for block in 1..24 {
+                for chunk in [1, 2, 5, 64] {
+                    for how in [0, 1, 2] {
+                        let got = texts(input.as_bytes(), sep, block, chunk, how);
+                        assert_eq!(
+                            got, want,
+                            "{input:?} {sep:?} block {block} chunk {chunk} {how}"
+                        );
+                    }
+                }
+            }
+        }
+        assert!(texts(b"", "|", 4, 4, 0).is_empty());
+        assert_eq!(texts(b"|", "|", 4, 4, 0), [(b"".to_vec(), 1)]);
+    }
+
+    #[test]
+    fn a_long_text_is_read_in_linear_time() {
+        // 4 MB with no separator, read in 64-byte blocks: each block searches only what is new
+        // (searching the whole text again at each block would take minutes here).
+        let input = vec![b'a'; 4 << 20];
+        let got = texts(&input, "ab", 64, 1 << 16, 0);
+        assert_eq!(got, [(input, 1)]);
     }
 
     #[test]

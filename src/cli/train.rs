@@ -313,6 +313,7 @@ fn count_words(
             input: vec![path.clone()],
             input_format: args.input_format,
             field: args.field.clone(),
+            separator: None,
         };
         inputs.push(input::open(
             &input_args,
