@@ -8,40 +8,14 @@
 
 #[path = "common/cli.rs"]
 mod cli;
+#[path = "common/datasets.rs"]
+mod datasets;
 
 use std::path::Path;
 
 use cli::{data, encode_to, ids_per_line, scratch, simdtok, stderr};
+use simdtok::corpus::DocumentWriter;
 use simdtok::corpus::datatrove::DatatroveWriter;
-use simdtok::corpus::{DocumentWriter, with_extension};
-
-/// The documents of `NAME.ds` (tokens of `size` bytes), split at the ends of `NAME.ds.index`,
-/// and the metadata's text.
-fn read(path: &Path, size: usize) -> (Vec<Vec<u32>>, String) {
-    let tokens: Vec<u32> = std::fs::read(path)
-        .unwrap()
-        .chunks_exact(size)
-        .map(|c| match size {
-            2 => u16::from_le_bytes([c[0], c[1]]) as u32,
-            _ => u32::from_le_bytes(c.try_into().unwrap()),
-        })
-        .collect();
-    let index = std::fs::read(with_extension(path, ".index")).unwrap();
-    assert_eq!(index.len() % 8, 0);
-    let mut start = 0usize;
-    let docs = index
-        .chunks_exact(8)
-        .map(|c| {
-            let end = u64::from_le_bytes(c.try_into().unwrap()) as usize;
-            let doc = tokens[start..end].to_vec();
-            start = end;
-            doc
-        })
-        .collect();
-    assert_eq!(start, tokens.len(), "the last end is the file's end");
-    let metadata = std::fs::read_to_string(with_extension(path, ".metadata")).unwrap();
-    (docs, metadata)
-}
 
 #[test]
 fn the_writer_writes_what_datatrove_reads_back() {
@@ -60,7 +34,7 @@ fn the_writer_writes_what_datatrove_reads_back() {
         }
         let totals = w.finish().unwrap();
         assert_eq!((totals.documents, totals.tokens), (4, 5004));
-        let (got, metadata) = read(&path, size);
+        let (got, metadata) = datasets::datatrove(&path, size);
         assert_eq!(got, docs);
         assert_eq!(metadata, format!("gpt2|{size}\n5004\n5.00 kT"));
         let mut names: Vec<String> = std::fs::read_dir(&dir)
@@ -101,7 +75,7 @@ fn encode_writes_a_document_per_text() {
         }
         let out = encode_to(&model, "datatrove", &path, &extra, text.as_bytes());
         assert!(out.status.success(), "{}", stderr(&out));
-        let (got, metadata) = read(Path::new(&path), 2);
+        let (got, metadata) = datasets::datatrove(Path::new(&path), 2);
         let want: Vec<Vec<u32>> = want
             .iter()
             .map(|ids| ids.iter().copied().chain(separator).collect())
@@ -130,7 +104,7 @@ fn encode_writes_a_document_per_text() {
         .split_whitespace()
         .map(|t| t.parse().unwrap())
         .collect();
-    assert_eq!(read(Path::new(&path), 2).0, [want]);
+    assert_eq!(datasets::datatrove(Path::new(&path), 2).0, [want]);
     // Without --output it is a usage error.
     let out = simdtok(
         &["encode", "--model", &model, "--output-format", "datatrove"],

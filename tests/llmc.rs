@@ -7,36 +7,12 @@
 
 #[path = "common/cli.rs"]
 mod cli;
+#[path = "common/datasets.rs"]
+mod datasets;
 
 use std::path::Path;
 
 use cli::{data, encode_to, ids_per_line, scratch, shared_file, simdtok, stderr};
-
-/// The header's magic, version and tokens of the shard at `path`, as llm.c reads them.
-fn read(path: &Path) -> (i32, i32, Vec<u32>) {
-    let bytes = std::fs::read(path).unwrap();
-    let word = |i: usize| i32::from_le_bytes(bytes[4 * i..4 * i + 4].try_into().unwrap());
-    let (magic, version, count) = (word(0), word(1), word(2) as usize);
-    assert!(
-        (3..256).all(|i| word(i) == 0),
-        "the rest of the header is zeros"
-    );
-    let size = match (magic, version) {
-        (20_240_520, 1) => 2,
-        (20_240_801, 7) => 4,
-        other => panic!("magic and version {other:?}"),
-    };
-    let body = &bytes[1024..];
-    assert_eq!(body.len(), count * size, "the header's count is the file's");
-    let tokens = body
-        .chunks_exact(size)
-        .map(|c| match size {
-            2 => u16::from_le_bytes([c[0], c[1]]) as u32,
-            _ => u32::from_le_bytes(c.try_into().unwrap()),
-        })
-        .collect();
-    (magic, version, tokens)
-}
 
 /// `encode --output-format llmc --output PATH EXTRA…` of `text` under `model`: the shard.
 fn shard(model: &str, text: &str, extra: &[&str], name: &str) -> (i32, i32, Vec<u32>) {
@@ -49,7 +25,7 @@ fn shard(model: &str, text: &str, extra: &[&str], name: &str) -> (i32, i32, Vec<
         1,
         "no temporary left"
     );
-    read(Path::new(&path))
+    datasets::llmc(Path::new(&path))
 }
 
 #[test]

@@ -8,97 +8,14 @@
 
 #[path = "common/cli.rs"]
 mod cli;
+#[path = "common/datasets.rs"]
+mod datasets;
 
 use std::path::Path;
 
 use cli::{data, encode_to, ids_per_line, scratch, shared_file, simdtok, stderr};
+use simdtok::corpus::DocumentWriter;
 use simdtok::corpus::megatron::{MegatronDtype, MegatronWriter};
-use simdtok::corpus::{DocumentWriter, with_extension};
-
-/// A dataset as Megatron's `IndexedDataset` sees it.
-#[derive(Debug, PartialEq)]
-struct Dataset {
-    dtype_code: u8,
-    sequence_lengths: Vec<i32>,
-    sequence_pointers: Vec<i64>,
-    document_indices: Vec<i64>,
-    /// `dataset[i]` for every sequence `i`, as `u32`s.
-    sequences: Vec<Vec<u32>>,
-}
-
-/// `_IndexReader.__init__` then `IndexedDataset.__getitem__(i)` for each `i`: the header
-/// (`MMIDIDX\0\0`, version 1, the dtype's code, the two counts), then `count` lengths
-/// (`int32`), pointers (`int64`) and document indices (`int64`) one after another from the
-/// header's end; sequence `i` is `lengths[i]` items of the dtype at byte `pointers[i]` of
-/// `.bin`. Anything left over in the index is an error (Megatron would read it as the
-/// multimodal modes).
-fn read(prefix: &Path) -> Dataset {
-    let idx = std::fs::read(with_extension(prefix, ".idx")).unwrap();
-    let bin = std::fs::read(with_extension(prefix, ".bin")).unwrap();
-    assert_eq!(&idx[..9], b"MMIDIDX\x00\x00", "bad header");
-    let u64_at = |at: usize| u64::from_le_bytes(idx[at..at + 8].try_into().unwrap());
-    assert_eq!(u64_at(9), 1, "bad version");
-    let dtype_code = idx[17];
-    let size = match dtype_code {
-        8 => 2,
-        4 => 4,
-        other => panic!("dtype code {other}"),
-    };
-    let sequence_count = u64_at(18) as usize;
-    let document_count = u64_at(26) as usize;
-    let mut at = 34;
-    let mut take = |n: usize, width: usize| {
-        let s = &idx[at..at + n * width];
-        at += n * width;
-        s.chunks_exact(width)
-            .map(|c| {
-                let mut b = [0u8; 8];
-                b[..width].copy_from_slice(c);
-                i64::from_le_bytes(b) << (64 - 8 * width) >> (64 - 8 * width)
-            })
-            .collect::<Vec<i64>>()
-    };
-    let sequence_lengths: Vec<i32> = take(sequence_count, 4)
-        .into_iter()
-        .map(|v| v as i32)
-        .collect();
-    let sequence_pointers = take(sequence_count, 8);
-    let document_indices = take(document_count, 8);
-    assert_eq!(at, idx.len(), "bytes after the document indices");
-    let sequences = (0..sequence_count)
-        .map(|i| {
-            let start = sequence_pointers[i] as usize;
-            let end = start + sequence_lengths[i] as usize * size;
-            bin[start..end]
-                .chunks_exact(size)
-                .map(|c| match size {
-                    2 => u16::from_le_bytes([c[0], c[1]]) as u32,
-                    _ => i32::from_le_bytes(c.try_into().unwrap()) as u32,
-                })
-                .collect()
-        })
-        .collect();
-    Dataset {
-        dtype_code,
-        sequence_lengths,
-        sequence_pointers,
-        document_indices,
-        sequences,
-    }
-}
-
-/// The documents of a dataset (the sequences between consecutive document indices; one
-/// sequence or none each here).
-fn documents(d: &Dataset) -> Vec<Vec<u32>> {
-    d.document_indices
-        .windows(2)
-        .map(|w| {
-            (w[0]..w[1])
-                .flat_map(|s| d.sequences[s as usize].clone())
-                .collect()
-        })
-        .collect()
-}
 
 #[test]
 fn the_writer_writes_what_megatrons_reader_reads_back() {
@@ -129,7 +46,7 @@ fn the_writer_writes_what_megatrons_reader_reads_back() {
         let totals = w.finish().unwrap();
         assert_eq!(totals.documents, 6);
         assert_eq!(totals.tokens, 10_005);
-        let got = read(&prefix);
+        let got = datasets::megatron(&prefix);
         assert_eq!(got.dtype_code, dtype.code());
         assert_eq!(got.sequence_lengths, [3, 1, 10_000, 1]);
         let size = dtype.width().bytes as i64;
@@ -140,7 +57,7 @@ fn the_writer_writes_what_megatrons_reader_reads_back() {
         // `preprocess_data.py`'s document indices: 0, then the sequences after each document
         // (an empty document adds none).
         assert_eq!(got.document_indices, [0, 1, 1, 2, 3, 3, 4]);
-        assert_eq!(documents(&got), docs);
+        assert_eq!(datasets::megatron_documents(&got), docs);
         // Only the two files: no temporary file left.
         let mut names: Vec<String> = std::fs::read_dir(&dir)
             .unwrap()
@@ -178,7 +95,7 @@ fn encode_writes_a_document_per_text_on_every_thread_count() {
                 }
                 let out = encode_to(&model, "megatron", &prefix, &extra, text.as_bytes());
                 assert!(out.status.success(), "{}", stderr(&out));
-                let got = read(Path::new(&prefix));
+                let got = datasets::megatron(Path::new(&prefix));
                 assert_eq!(got.dtype_code, 8, "small vocabularies: uint16");
                 let want: Vec<Vec<u32>> = want
                     .iter()
@@ -188,7 +105,11 @@ fn encode_writes_a_document_per_text_on_every_thread_count() {
                         ids
                     })
                     .collect();
-                assert_eq!(documents(&got), want, "{model} {threads} {separator:?}");
+                assert_eq!(
+                    datasets::megatron_documents(&got),
+                    want,
+                    "{model} {threads} {separator:?}"
+                );
             }
         }
     }
@@ -223,10 +144,10 @@ fn a_raw_text_in_parts_is_one_document() {
     ];
     let out = encode_to(&model, "megatron", &prefix, &extra, text.as_bytes());
     assert!(out.status.success(), "{}", stderr(&out));
-    let got = read(Path::new(&prefix));
+    let got = datasets::megatron(Path::new(&prefix));
     let mut want = want;
     want.push(50256);
-    assert_eq!(documents(&got), [want]);
+    assert_eq!(datasets::megatron_documents(&got), [want]);
 }
 
 #[test]
@@ -269,7 +190,7 @@ fn a_large_vocabulary_gets_int32_tokens() {
     let prefix = dir.join("big").display().to_string();
     let out = encode_to(&model, "megatron", &prefix, &[], text.as_bytes());
     assert!(out.status.success(), "{}", stderr(&out));
-    let got = read(Path::new(&prefix));
+    let got = datasets::megatron(Path::new(&prefix));
     assert_eq!(got.dtype_code, 4);
-    assert_eq!(documents(&got), want);
+    assert_eq!(datasets::megatron_documents(&got), want);
 }
