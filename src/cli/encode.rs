@@ -9,6 +9,7 @@ use simdtok::corpus::datatrove::{DatatroveWriter, datatrove_token_size};
 use simdtok::corpus::llmc::{LlmcLayout, LlmcWriter};
 use simdtok::corpus::megatron::{MegatronDtype, MegatronWriter};
 use simdtok::corpus::offsets::DocumentOffsets;
+use simdtok::corpus::shards::{OpenShard, ShardDone, ShardedWriter, shard_path};
 use simdtok::corpus::{CorpusError, DocumentWriter, TokenWidth};
 use simdtok::{DocumentToken, Encoding, Tokenizer};
 
@@ -62,6 +63,12 @@ pub struct EncodeArgs {
     /// little-endian int64s (npy, u16 and u32 only: `tokens[o[i]..o[i + 1]]` is text `i`).
     #[arg(long, value_name = "PATH")]
     index: Option<std::path::PathBuf>,
+    /// Cut a dataset (megatron, datatrove, llmc) into numbered shards of about N tokens, each
+    /// closed at the first document end at which it holds N: `--output train.bin` writes
+    /// `train_00000.bin`, `train_00001.bin`, … (a Megatron PREFIX: `PREFIX_00000.bin` and
+    /// `.idx`), each renamed into place when complete.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    shard_tokens: Option<u64>,
     /// Write what the run read and wrote (documents, bytes, tokens, the model's SHA-256, the
     /// version, the time) to this file as JSON, and a line of it to stderr.
     #[arg(long, value_name = "PATH")]
@@ -89,6 +96,11 @@ pub fn run(args: EncodeArgs) -> CliResult {
     if format == OutputFormat::U16 {
         check_u16(&tokenizer, affixes)?;
     }
+    if args.shard_tokens.is_some() && !format.is_documents() {
+        return Err(Failure::usage(
+            "--shard-tokens applies only to --output-format megatron, datatrove or llmc",
+        ));
+    }
     let documents = format
         .is_documents()
         .then(|| {
@@ -98,6 +110,7 @@ pub fn run(args: EncodeArgs) -> CliResult {
                 &args.model.model,
                 &tokenizer,
                 affixes,
+                args.shard_tokens,
             )
         })
         .transpose()?;
@@ -460,6 +473,7 @@ fn document_writer(
     model: &std::path::Path,
     tokenizer: &Tokenizer,
     affixes: Affixes,
+    shard_tokens: Option<u64>,
 ) -> CliResult<Box<dyn DocumentWriter>> {
     let (name, what) = match format {
         OutputFormat::Megatron => (
@@ -493,15 +507,28 @@ fn document_writer(
             width.name
         )));
     }
-    let writer: Result<Box<dyn DocumentWriter>, CorpusError> = match format {
-        OutputFormat::Megatron => MegatronWriter::create(path, MegatronDtype::for_vocab(vocab))
-            .map(|w| Box::new(w) as Box<dyn DocumentWriter>),
-        OutputFormat::Llmc => LlmcWriter::create(path, LlmcLayout::for_vocab(vocab))
-            .map(|w| Box::new(w) as Box<dyn DocumentWriter>),
-        _ => DatatroveWriter::create(path, width.bytes, &model.display().to_string())
-            .map(|w| Box::new(w) as Box<dyn DocumentWriter>),
+    let model = model.display().to_string();
+    let open = move |path: &std::path::Path| -> Result<Box<dyn DocumentWriter>, CorpusError> {
+        Ok(match format {
+            OutputFormat::Megatron => Box::new(MegatronWriter::create(
+                path,
+                MegatronDtype::for_vocab(vocab),
+            )?),
+            OutputFormat::Llmc => Box::new(LlmcWriter::create(path, LlmcLayout::for_vocab(vocab))?),
+            _ => Box::new(DatatroveWriter::create(path, width.bytes, &model)?),
+        })
     };
-    writer.map_err(corpus_error)
+    let Some(tokens) = shard_tokens else {
+        return open(path).map_err(corpus_error);
+    };
+    // A Megatron PREFIX has no extension of its own: the shard's number goes at its end.
+    let before_extension = format != OutputFormat::Megatron;
+    let path = path.clone();
+    let open_shard: OpenShard = Box::new(move |k| open(&shard_path(&path, k, before_extension)));
+    let done: ShardDone = Box::new(|_, _| Ok(()));
+    Ok(Box::new(ShardedWriter::new(
+        width, tokens, 0, open_shard, done,
+    )))
 }
 
 fn corpus_error(e: CorpusError) -> Failure {
