@@ -101,11 +101,16 @@ fn shards_hold_the_documents_in_order_cut_at_document_ends() {
                 "datatrove" => 3,
                 _ => 1,
             };
+            // The shards' files and the run's manifest, which says it is complete.
+            let names = files(&dir);
+            assert_eq!(names.len(), shard_paths.len() * per_file + 1, "{names:?}");
+            let manifest = simdtok::corpus::manifest::Manifest::path_for(&out);
+            let manifest: serde_json::Value =
+                serde_json::from_slice(&std::fs::read(manifest).unwrap()).unwrap();
+            assert_eq!(manifest["complete"], true);
             assert_eq!(
-                files(&dir).len(),
-                shard_paths.len() * per_file,
-                "{:?}",
-                files(&dir)
+                manifest["shards"].as_array().unwrap().len(),
+                shard_paths.len()
             );
             let mut got = Vec::new();
             for (k, path) in shard_paths.iter().enumerate() {

@@ -5,15 +5,11 @@ use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
 use std::sync::Arc;
 
 use clap::Args;
-use simdtok::corpus::datatrove::{DatatroveWriter, datatrove_token_size};
-use simdtok::corpus::llmc::{LlmcLayout, LlmcWriter};
-use simdtok::corpus::megatron::{MegatronDtype, MegatronWriter};
 use simdtok::corpus::offsets::DocumentOffsets;
-use simdtok::corpus::shards::{OpenShard, ShardDone, ShardedWriter, shard_path};
-use simdtok::corpus::{CorpusError, DocumentWriter, TokenWidth};
 use simdtok::{DocumentToken, Encoding, Tokenizer};
 
 use super::args::{EncodeOptions, InputArgs, ModelArgs, OutputArgs, RunArgs};
+use super::dataset::{Dataset, DatasetSpec, corpus_error};
 use super::driver::{self, BLOCK_BYTES, Chunk, Workers};
 use super::format::{Affixes, OutputFormat, RawText, Render};
 use super::input::{Part, RawCut};
@@ -69,6 +65,12 @@ pub struct EncodeArgs {
     /// `.idx`), each renamed into place when complete.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     shard_tokens: Option<u64>,
+    /// Go on with a sharded run that stopped (killed, or failed): its manifest beside the
+    /// output (`OUTPUT.manifest.json`) lists the shards in place; the run starts after the last
+    /// of them, with the same settings and inputs, and writes what an uninterrupted run writes.
+    /// Without a manifest, a new run.
+    #[arg(long, requires = "shard_tokens")]
+    resume: bool,
     /// Write what the run read and wrote (documents, bytes, tokens, the model's SHA-256, the
     /// version, the time) to this file as JSON, and a line of it to stderr.
     #[arg(long, value_name = "PATH")]
@@ -101,19 +103,40 @@ pub fn run(args: EncodeArgs) -> CliResult {
             "--shard-tokens applies only to --output-format megatron, datatrove or llmc",
         ));
     }
-    let documents = format
-        .is_documents()
-        .then(|| {
-            document_writer(
-                format,
-                &args.output.output,
-                &args.model.model,
-                &tokenizer,
-                affixes,
-                args.shard_tokens,
-            )
-        })
-        .transpose()?;
+    let inputs = input_paths(&args.input.input)?;
+    let documents = if format.is_documents() {
+        let names: Vec<String> = inputs
+            .iter()
+            .map(|p| {
+                p.as_ref()
+                    .map_or("-".to_owned(), |p| p.display().to_string())
+            })
+            .collect();
+        if args.resume && inputs.iter().any(Option::is_none) {
+            return Err(Failure::usage(
+                "--resume needs --input files (stdin cannot be read again)",
+            ));
+        }
+        let spec = DatasetSpec {
+            format,
+            output: &args.output.output,
+            model: &args.model.model,
+            affixes,
+            shard_tokens: args.shard_tokens,
+            resume: args.resume,
+            settings: run_settings(&args)?,
+            inputs: &names,
+        };
+        match Dataset::open(spec, &tokenizer)? {
+            Some(dataset) => Some(dataset),
+            None => {
+                eprintln!("simdtok: the manifest beside --output says this run is complete");
+                return Ok(());
+            }
+        }
+    } else {
+        None
+    };
     let mut index = match &args.index {
         Some(_)
             if !matches!(
@@ -133,9 +156,8 @@ pub fn run(args: EncodeArgs) -> CliResult {
     // Tokens of the raw text whose parts are being written (for its offset).
     let mut raw_tokens = 0u64;
     let workers = Workers::new(args.run.threads)?;
-    let inputs = input_paths(&args.input.input)?;
     let mut sink = match documents {
-        Some(writer) => Sink::Documents(writer, affixes),
+        Some(dataset) => Sink::Documents(dataset),
         None => Sink::new(Output::create(&args.output.output)?, format)?,
     };
     let pieces = format.needs_pieces();
@@ -150,7 +172,13 @@ pub fn run(args: EncodeArgs) -> CliResult {
     let parts = PartEncoder::new(&tokenizer);
     let mut read = Vec::new();
     // One input after another into the one output, in the order `input_paths` gives.
-    for path in &inputs {
+    for (i, path) in inputs.iter().enumerate() {
+        if let Sink::Documents(dataset) = &mut sink {
+            if dataset.input_done(i) {
+                continue; // a resumed run's: wholly in its shards
+            }
+            dataset.start_input(i);
+        }
         let (source, reader) = input::open_path(
             path.as_deref(),
             &args.input,
@@ -287,6 +315,22 @@ fn push_offsets(
     Ok(())
 }
 
+/// The settings besides the output's that decide a dataset's bytes, for its manifest: the
+/// model (by digest), how the inputs are read and the encoding options.
+fn run_settings(args: &EncodeArgs) -> CliResult<serde_json::Value> {
+    let o = &args.options;
+    Ok(serde_json::json!({
+        "model_sha256": summary::FileDigest::of(&args.model.model)?.sha256,
+        "input_format": format!("{:?}", args.input.input_format),
+        "field": args.input.field,
+        "separator": args.input.separator,
+        "add_special_tokens": o.add_special_tokens,
+        "lowercase": o.lowercase(),
+        "pattern": o.pattern.map(|p| format!("{p:?}")),
+        "allow_special": o.allow_special,
+    }))
+}
+
 /// The inputs of `--input` (none: stdin), expanded ([`simdtok::corpus::inputs::expand`]);
 /// `None` for stdin.
 fn input_paths(names: &[std::path::PathBuf]) -> CliResult<Vec<Option<std::path::PathBuf>>> {
@@ -345,6 +389,11 @@ impl RawWriter {
         first: bool,
         last: bool,
     ) -> CliResult {
+        if let Sink::Documents(dataset) = sink {
+            // A dataset's document: the parts' tokens as they are stored.
+            dataset.write_part(&chunk.bytes, first)?;
+            return if last { dataset.end_text() } else { Ok(()) };
+        }
         if first {
             sink.write_all(RawText::opening(format))?;
         }
@@ -433,15 +482,6 @@ fn document_affixes(args: &EncodeArgs, tokenizer: &Tokenizer) -> CliResult<Affix
     })
 }
 
-/// The options that put `id` around the texts, for messages.
-fn affix_option(affixes: Affixes, id: u32) -> &'static str {
-    if affixes.before == Some(id) {
-        "--prepend-bos"
-    } else {
-        "--append-eos / --separator-id"
-    }
-}
-
 /// Refuses u16 output when an id could exceed 65535.
 fn check_u16(tokenizer: &Tokenizer, affixes: Affixes) -> CliResult {
     let size = tokenizer.vocab_size();
@@ -458,81 +498,10 @@ fn check_u16(tokenizer: &Tokenizer, affixes: Affixes) -> CliResult {
     {
         return Err(Failure::runtime(format!(
             "--output-format u16: {} id {id} does not fit in u16 (at most 65535); use u32",
-            affix_option(affixes, id)
+            affixes.option_of(id)
         )));
     }
     Ok(())
-}
-
-/// The writer of a dataset format at `--output` (Megatron's `PREFIX`, datatrove's
-/// `NAME.ds`), its tokens of the width the format gives the model's vocabulary; the ids
-/// around the texts must fit them.
-fn document_writer(
-    format: OutputFormat,
-    output: &Option<std::path::PathBuf>,
-    model: &std::path::Path,
-    tokenizer: &Tokenizer,
-    affixes: Affixes,
-    shard_tokens: Option<u64>,
-) -> CliResult<Box<dyn DocumentWriter>> {
-    let (name, what) = match format {
-        OutputFormat::Megatron => (
-            "megatron",
-            "PREFIX.bin and PREFIX.idx: give --output PREFIX",
-        ),
-        OutputFormat::Llmc => ("llmc", "a shard file: give --output PATH"),
-        _ => (
-            "datatrove",
-            "NAME.ds, NAME.ds.index and NAME.ds.metadata: give --output NAME.ds",
-        ),
-    };
-    let Some(path) = output.as_ref().filter(|p| p.as_os_str() != "-") else {
-        return Err(Failure::usage(format!(
-            "--output-format {name} writes {what}"
-        )));
-    };
-    let vocab = tokenizer.vocab_size();
-    let width = match format {
-        OutputFormat::Megatron => MegatronDtype::for_vocab(vocab).width(),
-        OutputFormat::Llmc => LlmcLayout::for_vocab(vocab).width(),
-        _ if datatrove_token_size(vocab) == 2 => TokenWidth::U16,
-        _ => TokenWidth::U32,
-    };
-    let ids = [affixes.before, affixes.after];
-    if let Some(id) = ids.into_iter().flatten().find(|&id| !width.holds(id)) {
-        return Err(Failure::runtime(format!(
-            "--output-format {name}: {} id {id} does not fit the dataset's {} tokens \
-             (for a vocabulary of {vocab} ids)",
-            affix_option(affixes, id),
-            width.name
-        )));
-    }
-    let model = model.display().to_string();
-    let open = move |path: &std::path::Path| -> Result<Box<dyn DocumentWriter>, CorpusError> {
-        Ok(match format {
-            OutputFormat::Megatron => Box::new(MegatronWriter::create(
-                path,
-                MegatronDtype::for_vocab(vocab),
-            )?),
-            OutputFormat::Llmc => Box::new(LlmcWriter::create(path, LlmcLayout::for_vocab(vocab))?),
-            _ => Box::new(DatatroveWriter::create(path, width.bytes, &model)?),
-        })
-    };
-    let Some(tokens) = shard_tokens else {
-        return open(path).map_err(corpus_error);
-    };
-    // A Megatron PREFIX has no extension of its own: the shard's number goes at its end.
-    let before_extension = format != OutputFormat::Megatron;
-    let path = path.clone();
-    let open_shard: OpenShard = Box::new(move |k| open(&shard_path(&path, k, before_extension)));
-    let done: ShardDone = Box::new(|_, _| Ok(()));
-    Ok(Box::new(ShardedWriter::new(
-        width, tokens, 0, open_shard, done,
-    )))
-}
-
-fn corpus_error(e: CorpusError) -> Failure {
-    Failure::runtime(format!("--output: {e}"))
 }
 
 /// The output, with the `.npy` framing when asked for, or a dataset of documents (and the ids
@@ -540,7 +509,7 @@ fn corpus_error(e: CorpusError) -> Failure {
 enum Sink {
     Plain(Output),
     Npy(NpyWriter),
-    Documents(Box<dyn DocumentWriter>, Affixes),
+    Documents(Dataset),
 }
 
 impl Sink {
@@ -556,34 +525,22 @@ impl Sink {
         match self {
             Sink::Plain(out) => out.write_all(bytes),
             Sink::Npy(npy) => npy.write_all(bytes),
-            Sink::Documents(w, _) => w.extend_document_encoded(bytes).map_err(corpus_error),
+            Sink::Documents(_) => unreachable!("a dataset takes raw parts through write_part"),
         }
     }
 
-    /// A block's texts as documents: its rendered tokens (each text's ids between its
-    /// affixes) cut at the texts' ends.
+    /// A block's texts as documents.
     fn write_texts(&mut self, chunk: &Chunk) -> CliResult {
-        let Sink::Documents(w, affixes) = self else {
+        let Sink::Documents(dataset) = self else {
             unreachable!("only a dataset's writer takes texts as documents");
         };
-        let size = w.token_size();
-        let extra = affixes.len();
-        let (mut start, mut at) = (0, 0);
-        for &end in &chunk.ends {
-            let bytes = size * (end - start + extra);
-            w.extend_document_encoded(&chunk.bytes[at..at + bytes])
-                .and_then(|()| w.end_document())
-                .map_err(corpus_error)?;
-            (start, at) = (end, at + bytes);
-        }
-        debug_assert_eq!(at, chunk.bytes.len());
-        Ok(())
+        dataset.write_texts(chunk)
     }
 
     /// The end of a raw text (its parts written): for a dataset, the end of its document.
     fn end_text(&mut self) -> CliResult {
         match self {
-            Sink::Documents(w, _) => w.end_document().map_err(corpus_error),
+            Sink::Documents(dataset) => dataset.end_text(),
             _ => Ok(()),
         }
     }
@@ -592,7 +549,7 @@ impl Sink {
         match self {
             Sink::Plain(out) => out.finish(),
             Sink::Npy(npy) => npy.finish()?.finish(),
-            Sink::Documents(w, _) => w.finish().map(drop).map_err(corpus_error),
+            Sink::Documents(dataset) => dataset.finish(),
         }
     }
 }

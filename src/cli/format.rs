@@ -107,6 +107,15 @@ impl Affixes {
         self.len() == 0
     }
 
+    /// The options that put `id` around the texts, for messages.
+    pub fn option_of(self, id: u32) -> &'static str {
+        if self.before == Some(id) {
+            "--prepend-bos"
+        } else {
+            "--append-eos / --separator-id"
+        }
+    }
+
     /// Those of the part of a text that is `first` and/or `last`.
     fn of_part(self, first: bool, last: bool) -> Affixes {
         Affixes {

@@ -9,6 +9,7 @@ pub mod args;
 pub mod bench;
 pub mod count;
 pub mod cpu;
+pub mod dataset;
 pub mod decode;
 pub mod driver;
 pub mod encode;

@@ -7,6 +7,7 @@
 //! - [`llmc`]: llm.c's token shards (a header of 256 `int32`s, then the tokens).
 //! - [`offsets`]: the document offsets beside a flat array of tokens (`int64`s).
 //! - [`shards`]: a dataset cut into numbered shards of about N tokens, at document ends.
+//! - [`manifest`]: the record of a sharded run, from which a killed run resumes.
 //!
 //! Each writer takes documents one after another ([`DocumentWriter`]), keeps memory bounded
 //! however many there are, and writes every file beside its final name, renaming it into place
@@ -16,6 +17,7 @@ pub mod compression;
 pub mod datatrove;
 pub mod inputs;
 pub mod llmc;
+pub mod manifest;
 pub mod megatron;
 pub mod offsets;
 pub mod shards;

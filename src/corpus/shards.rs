@@ -136,9 +136,12 @@ mod tests {
 
     use super::*;
 
+    /// Each shard's documents' bytes, shared with the test.
+    type Shards = Rc<RefCell<Vec<Vec<Vec<u8>>>>>;
+
     /// A writer that records its documents in a shared list of shards.
     struct Recorder {
-        shards: Rc<RefCell<Vec<Vec<Vec<u8>>>>>,
+        shards: Shards,
         k: usize,
         doc: Vec<u8>,
         scratch: Vec<u8>,
@@ -170,13 +173,7 @@ mod tests {
         }
     }
 
-    fn sharded(
-        n: u64,
-    ) -> (
-        ShardedWriter,
-        Rc<RefCell<Vec<Vec<Vec<u8>>>>>,
-        Rc<RefCell<Vec<usize>>>,
-    ) {
+    fn sharded(n: u64) -> (ShardedWriter, Shards, Rc<RefCell<Vec<usize>>>) {
         let shards = Rc::new(RefCell::new(Vec::new()));
         let done = Rc::new(RefCell::new(Vec::new()));
         let (s, d) = (shards.clone(), done.clone());

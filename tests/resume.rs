@@ -1,0 +1,185 @@
+//! `encode --shard-tokens N --resume`: a sharded run killed (SIGKILL) at random points and
+//! resumed, again and again, ends with the very files an uninterrupted run writes — no document
+//! lost or written twice; after every kill the manifest lists only shards whose files are whole
+//! and final. Also: a manifest of another run is refused, and a complete run is not redone.
+
+#[path = "common/cli.rs"]
+mod cli;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use cli::{data, scratch, stderr};
+
+const MODEL: &str = "sentencepiece/botchan_en_unigram_1000.model";
+
+/// Six input files of lines, some hundreds of kilobytes in all.
+fn inputs(dir: &Path) -> Vec<PathBuf> {
+    (0..6)
+        .map(|f| {
+            let text: String = (0..1500)
+                .map(|i| match (i * 7 + f) % 11 {
+                    0 => "\n".to_owned(),
+                    k => format!("File {f} line {i}: {}\n", "some words to encode ".repeat(k)),
+                })
+                .collect();
+            let path = dir.join(format!("part-{f}.txt"));
+            std::fs::write(&path, text).unwrap();
+            path
+        })
+        .collect()
+}
+
+fn command(format: &str, out: &Path, inputs: &[PathBuf], resume: bool) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_simdtok"));
+    cmd.args(["encode", "--model", &data(MODEL), "--output-format", format])
+        .arg("--output")
+        .arg(out)
+        .args(["--shard-tokens", "3000", "--append-eos", "--threads", "2"]);
+    for input in inputs {
+        cmd.arg("--input").arg(input);
+    }
+    if resume {
+        cmd.arg("--resume");
+    }
+    cmd.env_remove("SIMDTOK_TIER")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    cmd
+}
+
+/// The named files of `dir` (not the temporaries of a killed run) and their bytes.
+fn outputs(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap())
+        .filter(|e| !e.file_name().to_string_lossy().starts_with(".simdtok-"))
+        .map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            (name, std::fs::read(e.path()).unwrap())
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+/// A small xorshift for the kill times.
+struct Rng(u64);
+impl Rng {
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0 % n.max(1)
+    }
+}
+
+#[test]
+fn a_killed_run_resumes_to_the_uninterrupted_runs_files() {
+    let input_dir = scratch("resume", "inputs");
+    let inputs = inputs(&input_dir);
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    for format in ["megatron", "datatrove"] {
+        let name = if format == "megatron" {
+            "train"
+        } else {
+            "train.ds"
+        };
+        let whole_dir = scratch("resume", &format!("{format}-whole"));
+        let started = Instant::now();
+        let run = command(format, &whole_dir.join(name), &inputs, false)
+            .output()
+            .unwrap();
+        assert!(run.status.success(), "{}", stderr(&run));
+        let took = started.elapsed();
+        let want = outputs(&whole_dir);
+        assert!(want.len() > 10, "several shards: {}", want.len());
+        for round in 0..6 {
+            let dir = scratch("resume", &format!("{format}-{round}"));
+            let out = dir.join(name);
+            let mut kills = 0;
+            loop {
+                let mut child = command(format, &out, &inputs, true).spawn().unwrap();
+                // Killed at a random point of a run's length, up to three times a round.
+                let delay = rng.below(took.as_micros() as u64 + 1);
+                std::thread::sleep(Duration::from_micros(delay));
+                if kills < 3 && child.try_wait().unwrap().is_none() {
+                    child.kill().unwrap(); // SIGKILL
+                    child.wait().unwrap();
+                    kills += 1;
+                    // Every shard the manifest lists is in place, whole, as the full run's.
+                    let manifest = simdtok::corpus::manifest::Manifest::path_for(&out);
+                    if let Ok(bytes) = std::fs::read(&manifest) {
+                        let m: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+                        let got = outputs(&dir);
+                        for shard in m["shards"].as_array().unwrap() {
+                            let k = shard["shard"].as_u64().unwrap() as usize;
+                            let stem = format!("train_{k:05}");
+                            for (file, bytes) in want.iter().filter(|(f, _)| f.starts_with(&stem)) {
+                                let found = got.iter().find(|(f, _)| f == file);
+                                assert_eq!(found.map(|g| &g.1), Some(bytes), "{file} after a kill");
+                            }
+                        }
+                    }
+                    continue;
+                }
+                let done = child.wait_with_output().unwrap();
+                assert!(done.status.success(), "{}", stderr(&done));
+                break;
+            }
+            assert_eq!(
+                outputs(&dir).iter().map(|f| &f.0).collect::<Vec<_>>(),
+                want.iter().map(|f| &f.0).collect::<Vec<_>>(),
+                "{format} round {round} ({kills} kills)"
+            );
+            assert!(
+                outputs(&dir) == want,
+                "{format} round {round}: the files differ"
+            );
+            // No temporary is left once the run is complete.
+            assert_eq!(std::fs::read_dir(&dir).unwrap().count(), want.len());
+        }
+    }
+}
+
+#[test]
+fn a_complete_run_is_not_redone_and_another_runs_manifest_is_refused() {
+    let input_dir = scratch("resume", "inputs-2");
+    let inputs = inputs(&input_dir)[..2].to_vec();
+    let dir = scratch("resume", "complete");
+    let out = dir.join("train.ds");
+    let run = command("datatrove", &out, &inputs, false).output().unwrap();
+    assert!(run.status.success(), "{}", stderr(&run));
+    let before = outputs(&dir);
+    let again = command("datatrove", &out, &inputs, true).output().unwrap();
+    assert!(again.status.success(), "{}", stderr(&again));
+    assert!(stderr(&again).contains("complete"), "{}", stderr(&again));
+    assert!(outputs(&dir) == before);
+    // Other inputs (one fewer): refused, naming the manifest.
+    let other = command("datatrove", &out, &inputs[..1], true)
+        .output()
+        .unwrap();
+    assert_eq!(other.status.code(), Some(1), "{}", stderr(&other));
+    assert!(
+        stderr(&other).contains("other inputs"),
+        "{}",
+        stderr(&other)
+    );
+    // --resume without shards, or from stdin: usage errors.
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_simdtok"));
+    let plain = cmd
+        .args([
+            "encode",
+            "--model",
+            &data(MODEL),
+            "--output-format",
+            "datatrove",
+        ])
+        .arg("--output")
+        .arg(dir.join("x.ds"))
+        .arg("--resume")
+        .output()
+        .unwrap();
+    assert_eq!(plain.status.code(), Some(2), "{}", stderr(&plain));
+}
