@@ -40,10 +40,21 @@ pub struct Chunk {
     pub texts: u64,
     /// The number of tokens.
     pub tokens: u64,
+    /// Bad records left out (`encode --skip-bad`), and the first of them.
+    pub skipped: u64,
+    pub first_skipped: Option<Failure>,
+}
+
+impl Chunk {
+    /// Leaves out a bad record, counted (`encode --skip-bad`).
+    pub fn skip(&mut self, failure: Failure) {
+        self.skipped += 1;
+        self.first_skipped.get_or_insert(failure);
+    }
 }
 
 /// Totals of a whole run.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Totals {
     /// The number of texts.
     pub texts: u64,
@@ -51,6 +62,9 @@ pub struct Totals {
     pub tokens: u64,
     /// Bytes of input read (decompressed).
     pub bytes: u64,
+    /// Bad records left out, and the first of them (its line in the input).
+    pub skipped: u64,
+    pub first_skipped: Option<Failure>,
 }
 
 /// The worker threads.
@@ -79,6 +93,8 @@ impl Slot {
         self.chunk.tail.clear();
         self.chunk.texts = 0;
         self.chunk.tokens = 0;
+        self.chunk.skipped = 0;
+        self.chunk.first_skipped = None;
     }
 }
 
@@ -330,6 +346,12 @@ fn write_in_order(
             totals.texts += slot.chunk.texts;
             totals.tokens += slot.chunk.tokens;
             totals.bytes += consumed;
+            totals.skipped += slot.chunk.skipped;
+            if let Some(first) = slot.chunk.first_skipped.take() {
+                totals
+                    .first_skipped
+                    .get_or_insert_with(|| first.after_lines(lines_before));
+            }
             lines_before += lines;
             progress.advance(consumed);
             next += 1;

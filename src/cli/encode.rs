@@ -8,7 +8,7 @@ use clap::Args;
 use simdtok::corpus::offsets::DocumentOffsets;
 use simdtok::{DocumentToken, Encoding, Tokenizer};
 
-use super::args::{EncodeOptions, InputArgs, ModelArgs, OutputArgs, RunArgs};
+use super::args::{EncodeOptions, InputArgs, InputFormat, ModelArgs, OutputArgs, RunArgs};
 use super::dataset::{Dataset, DatasetSpec, corpus_error};
 use super::driver::{self, BLOCK_BYTES, Chunk, Workers};
 use super::format::{Affixes, OutputFormat, RawText, Render};
@@ -71,6 +71,11 @@ pub struct EncodeArgs {
     /// Without a manifest, a new run.
     #[arg(long, requires = "shard_tokens")]
     resume: bool,
+    /// Leave out bad records (invalid UTF-8, invalid JSON, a JSON line without the text field)
+    /// instead of stopping at the first: each input's count, and its first, on stderr and in
+    /// `--summary`.
+    #[arg(long)]
+    skip_bad: bool,
     /// Write what the run read and wrote (documents, bytes, tokens, the model's SHA-256, the
     /// version, the time) to this file as JSON, and a line of it to stderr.
     #[arg(long, value_name = "PATH")]
@@ -155,6 +160,12 @@ pub fn run(args: EncodeArgs) -> CliResult {
     let affix_tokens = affixes.len() as u64;
     // Tokens of the raw text whose parts are being written (for its offset).
     let mut raw_tokens = 0u64;
+    if args.skip_bad && args.input.input_format == InputFormat::Raw {
+        return Err(Failure::usage(
+            "--skip-bad applies to inputs of records (lines, jsonl, text): a raw input is one text",
+        ));
+    }
+    let skip_bad = args.skip_bad;
     let workers = Workers::new(args.run.threads)?;
     let mut sink = match documents {
         Some(dataset) => Sink::Documents(dataset),
@@ -202,7 +213,14 @@ pub fn run(args: EncodeArgs) -> CliResult {
             },
             |record, enc: &mut Encoding, chunk| {
                 let _guard = parts.guard();
-                let text = parts.checked(source.text(record))?;
+                let text = match source.text(record) {
+                    // A bad record left out (only whole records: a raw text's part is not one).
+                    Err(bad) if skip_bad && record.part == Part::Records => {
+                        chunk.skip(bad);
+                        return Ok(());
+                    }
+                    text => parts.checked(text)?,
+                };
                 if render.per_block() && record.part == Part::Records {
                     append_text_ids(&tokenizer, &text, chunk);
                     return Ok(());
@@ -254,6 +272,19 @@ pub fn run(args: EncodeArgs) -> CliResult {
             },
         )?;
         progress.finish();
+        if totals.skipped > 0 {
+            let first = totals
+                .first_skipped
+                .as_ref()
+                .and_then(|f| f.message.as_deref());
+            eprintln!(
+                "simdtok: {}: left out {} bad record{} (the first: {})",
+                source.name,
+                totals.skipped,
+                if totals.skipped == 1 { "" } else { "s" },
+                first.unwrap_or("?")
+            );
+        }
         // Tokens written: each text's, and the ids around it.
         let totals = driver::Totals {
             tokens: totals.tokens + totals.texts * affix_tokens,

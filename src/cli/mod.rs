@@ -34,7 +34,7 @@ pub const USAGE: u8 = 2;
 
 /// Why a command stopped: the exit status and the message for stderr (none when the command ends
 /// quietly, e.g. because the reader of stdout went away).
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Failure {
     /// The exit status.
     pub status: u8,

@@ -30,6 +30,8 @@ pub struct Summary {
     pub documents: u64,
     pub bytes: u64,
     pub tokens: u64,
+    /// Bad records left out (`--skip-bad`).
+    pub skipped: u64,
     /// When the run started (seconds since the Unix epoch) and how long it took.
     pub started_unix_s: u64,
     pub seconds: f64,
@@ -43,6 +45,8 @@ pub struct InputSummary {
     pub documents: u64,
     pub bytes: u64,
     pub tokens: u64,
+    /// Bad records left out (`--skip-bad`).
+    pub skipped: u64,
 }
 
 impl InputSummary {
@@ -54,6 +58,7 @@ impl InputSummary {
             documents: totals.texts,
             bytes: totals.bytes,
             tokens: totals.tokens,
+            skipped: totals.skipped,
         }
     }
 }
@@ -121,6 +126,7 @@ pub fn write(
     let seconds = started.at.elapsed().unwrap_or(Duration::ZERO).as_secs_f64();
     let sum = |f: fn(&InputSummary) -> u64| inputs.iter().map(f).sum::<u64>();
     let (documents, bytes, tokens) = (sum(|i| i.documents), sum(|i| i.bytes), sum(|i| i.tokens));
+    let skipped = sum(|i| i.skipped);
     let what = match &inputs[..] {
         [one] => one.path.clone(),
         many => format!("{} inputs", many.len()),
@@ -134,6 +140,7 @@ pub fn write(
         documents,
         bytes,
         tokens,
+        skipped,
         started_unix_s: started
             .at
             .duration_since(UNIX_EPOCH)
