@@ -6,6 +6,7 @@
 //! - [`datatrove`]: datatrove's tokenized files (`.ds` + `.ds.index` + `.ds.metadata`).
 //! - [`llmc`]: llm.c's token shards (a header of 256 `int32`s, then the tokens).
 //! - [`offsets`]: the document offsets beside a flat array of tokens (`int64`s).
+//! - [`parquet`]: the texts of one string column of a Parquet file, a few rows at a time.
 //!
 //! Each writer takes documents one after another ([`DocumentWriter`]), keeps memory bounded
 //! however many there are, and writes every file beside its final name, renaming it into place
@@ -17,6 +18,7 @@ pub mod inputs;
 pub mod llmc;
 pub mod megatron;
 pub mod offsets;
+pub mod parquet;
 
 use std::io;
 use std::path::{Path, PathBuf};
