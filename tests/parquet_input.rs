@@ -7,6 +7,8 @@
 //! column and what it holds; and damaged files (every truncation, flipped bytes, other files)
 //! are errors naming the file, never a panic (the reader's own, on a few damaged pages, caught
 //! and reported as damage) nor more texts than rows.
+//! Files written by pyarrow (`tests/data/parquet/`, made by `scripts/make-parquet-fixtures.py`)
+//! read back as the `.jsonl` beside each says, and a brotli one is refused by name.
 
 use std::fs::File;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -758,4 +760,74 @@ fn other_files_are_errors() {
     let e = ParquetTexts::open(&missing, "text", false).err().unwrap();
     assert!(matches!(e.kind, ParquetErrorKind::Io(_)), "{e}");
     assert!(e.to_string().contains("missing.parquet"), "{e}");
+}
+
+/// The files pyarrow wrote (`scripts/make-parquet-fixtures.py`), each beside the `.jsonl` of
+/// its column's values (a string, or null).
+#[test]
+fn files_written_by_pyarrow_read_back() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/parquet");
+    let mut read_any = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "parquet") {
+            continue;
+        }
+        let expected_path = path.with_extension("jsonl");
+        let Ok(expected) = std::fs::read_to_string(&expected_path) else {
+            continue; // a file that is to be refused: tested below
+        };
+        let expected: Vec<Option<String>> = expected
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        let present: Vec<Vec<u8>> = expected
+            .iter()
+            .flatten()
+            .map(|t| t.clone().into_bytes())
+            .collect();
+        let nulls = expected.iter().filter(|t| t.is_none()).count() as u64;
+        for max_bytes in [1, 1000, 1 << 20] {
+            let read = read_all(&path, "text", true, max_bytes).unwrap();
+            assert_eq!(read.texts, present, "{}", path.display());
+            assert_eq!(read.skipped, nulls, "{}", path.display());
+        }
+        if nulls > 0 {
+            let e = read_all(&path, "text", false, 1 << 20).unwrap_err();
+            assert!(matches!(e.kind, ParquetErrorKind::Null), "{e}");
+            let first = expected.iter().position(Option::is_none).unwrap() as u64;
+            assert_eq!(e.row, Some(first));
+        }
+        let texts = ParquetTexts::open(&path, "text", true).unwrap();
+        assert_eq!(texts.rows(), expected.len() as u64);
+        read_any += 1;
+    }
+    assert!(
+        read_any >= 5,
+        "the pyarrow files are there ({read_any} read)"
+    );
+
+    // pyarrow's id column (int64) is refused by name.
+    let e = ParquetTexts::open(&dir.join("snappy-dictionary.parquet"), "id", false)
+        .err()
+        .unwrap();
+    assert!(e.to_string().contains("INT64"), "{e}");
+}
+
+#[test]
+fn a_codec_this_build_does_not_read_is_refused_at_open() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/parquet/brotli.parquet");
+    let e = ParquetTexts::open(&path, "text", false)
+        .err()
+        .expect("brotli is refused");
+    assert!(
+        matches!(e.kind, ParquetErrorKind::UnsupportedCodec(_)),
+        "{e}"
+    );
+    assert_eq!(e.row_group, Some(0));
+    let message = e.to_string();
+    assert!(
+        message.contains("BROTLI") && message.contains("brotli.parquet"),
+        "{message}"
+    );
 }
