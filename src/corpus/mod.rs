@@ -8,6 +8,7 @@
 //! - [`offsets`]: the document offsets beside a flat array of tokens (`int64`s).
 //! - [`shards`]: a dataset cut into numbered shards of about N tokens, at document ends.
 //! - [`manifest`]: the record of a sharded run, from which a killed run resumes.
+//! - [`parquet`]: the texts of one string column of a Parquet file, a few rows at a time.
 //!
 //! Each writer takes documents one after another ([`DocumentWriter`]), keeps memory bounded
 //! however many there are, and writes every file beside its final name, renaming it into place
@@ -20,6 +21,7 @@ pub mod llmc;
 pub mod manifest;
 pub mod megatron;
 pub mod offsets;
+pub mod parquet;
 pub mod shards;
 
 use std::io;
