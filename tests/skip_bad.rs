@@ -95,7 +95,13 @@ fn bad_lines_and_texts_too_but_not_raw() {
     };
     let out = run(&[], b"good one\nbad \xfe\nfine\n");
     assert!(out.status.success());
-    assert_eq!(String::from_utf8(out.stdout.clone()).unwrap().lines().count(), 2);
+    assert_eq!(
+        String::from_utf8(out.stdout.clone())
+            .unwrap()
+            .lines()
+            .count(),
+        2
+    );
     assert!(
         stderr(&out).contains("left out 1 bad record ("),
         "{}",
@@ -106,7 +112,13 @@ fn bad_lines_and_texts_too_but_not_raw() {
         b"a|b\xff|c",
     );
     assert!(out.status.success());
-    assert_eq!(String::from_utf8(out.stdout.clone()).unwrap().lines().count(), 2);
+    assert_eq!(
+        String::from_utf8(out.stdout.clone())
+            .unwrap()
+            .lines()
+            .count(),
+        2
+    );
     assert!(stderr(&out).contains("<stdin>:2:"), "{}", stderr(&out));
     let out = run(&["--input-format", "raw"], b"x");
     assert_eq!(out.status.code(), Some(2));

@@ -103,6 +103,9 @@ pub enum InputFormat {
     Raw,
     /// Texts one after another, each ended by `--separator` (the last may lack it).
     Text,
+    /// A Parquet file: the strings of column `text` (or `--field`), one text per row (the
+    /// default for a `.parquet` file).
+    Parquet,
 }
 
 /// Where texts come from.
@@ -116,7 +119,8 @@ pub struct InputArgs {
     /// How texts are laid out in the input.
     #[arg(long, value_enum, default_value_t = InputFormat::Lines, value_name = "FORMAT")]
     pub input_format: InputFormat,
-    /// The field holding the text in `--input-format jsonl` (default `text`).
+    /// The field holding the text in `--input-format jsonl`, or the column in `parquet`
+    /// (default `text`).
     #[arg(long, value_name = "NAME")]
     pub field: Option<String>,
     /// The string that ends each text in `--input-format text` (e.g. `'<|endoftext|>'`); it

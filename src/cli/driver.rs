@@ -299,6 +299,11 @@ where
         });
         let result = encoded.map(|records| {
             (jobs.finish)(&mut chunk);
+            // Records the reader left out (a Parquet file's, with `--skip-bad`).
+            chunk.skipped += batch.skipped;
+            if let Some(first) = &batch.first_skipped {
+                chunk.first_skipped.get_or_insert_with(|| first.clone());
+            }
             let lines = batch.lines(records);
             let (part, consumed) = (batch.part, batch.consumed);
             let input = batch.into_block();

@@ -195,6 +195,7 @@ pub fn run(args: EncodeArgs) -> CliResult {
             &args.input,
             BLOCK_BYTES,
             raw_cuts(&tokenizer),
+            skip_bad,
         )?;
         let progress = Progress::new(args.run.progress(), source.len);
         // The lines of a block that is valid UTF-8 go straight into the block's ids in one

@@ -17,6 +17,7 @@ use std::sync::Arc;
 use memchr::memmem;
 use memmap2::Mmap;
 use simdtok::corpus::compression::{Compression, ReadAhead, decompressed};
+use simdtok::corpus::parquet::{ParquetTexts, TextBatch};
 
 use super::args::{InputArgs, InputFormat};
 use super::json::{FieldText, field_text, field_text_into};
@@ -63,6 +64,11 @@ pub struct Reader {
     separator: Option<Separator>,
     /// A file read through a memory map instead of `input` (see [`Mapped`]).
     mapped: Option<Mapped>,
+    /// A Parquet file read instead of `input`, and the batch its texts are read into.
+    parquet: Option<(ParquetTexts, TextBatch)>,
+    /// Bad records are left out (`encode --skip-bad`): here, a Parquet file's nulls and texts
+    /// that are not UTF-8.
+    skip_bad: bool,
 }
 
 /// The string that ends each text of a `text` input, with its searcher (built once).
@@ -223,6 +229,11 @@ pub struct Batch {
     lines: bool,
     /// For `text`: the records end at this string (and `lines` is false).
     separator: Option<Separator>,
+    /// Bad records the reader left out (`--skip-bad`), and the first of them.
+    pub skipped: u64,
+    pub first_skipped: Option<Failure>,
+    /// For a Parquet input: the rows it covers (its texts and the rows left out).
+    rows: Option<u64>,
 }
 
 /// One record: the bytes of one text before validation, and where it starts.
@@ -258,20 +269,83 @@ pub fn open(
             ));
         }
     };
-    open_path(path, args, block, raw_cut)
+    open_path(path, args, block, raw_cut, false)
 }
 
-/// Opens `path` (`None` or `-`: stdin) as `args` says its texts are laid out.
+/// The format of the input at `path`: `format`, but Parquet for a `.parquet` file that starts
+/// as Parquet files do when `format` is the default (`lines`).
+fn format_of(path: Option<&std::path::Path>, format: InputFormat) -> InputFormat {
+    let parquet_name = path.is_some_and(|p| {
+        p.extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("parquet"))
+    });
+    if format != InputFormat::Lines || !parquet_name {
+        return format;
+    }
+    let mut magic = [0u8; 4];
+    let starts_as_parquet = File::open(path.expect("named"))
+        .and_then(|mut f| f.read_exact(&mut magic))
+        .is_ok_and(|()| &magic == b"PAR1");
+    if starts_as_parquet {
+        InputFormat::Parquet
+    } else {
+        format
+    }
+}
+
+/// Opens the Parquet file at `path` for the texts of column `--field` (default `text`).
+fn open_parquet(
+    path: Option<&std::path::Path>,
+    args: &InputArgs,
+    block: usize,
+    skip_bad: bool,
+) -> CliResult<(Source, Reader)> {
+    let Some(path) = path.filter(|p| p.as_os_str() != "-") else {
+        return Err(Failure::usage(
+            "--input-format parquet reads a file (--input PATH), not stdin",
+        ));
+    };
+    let field = args.field.clone().unwrap_or_else(|| "text".to_owned());
+    let texts =
+        ParquetTexts::open(path, &field, skip_bad).map_err(|e| Failure::runtime(e.to_string()))?;
+    let name = path.display().to_string();
+    let source = Source {
+        name: name.clone(),
+        format: InputFormat::Parquet,
+        field,
+        // Progress is counted in the texts' bytes, not the file's: no percentage.
+        len: None,
+        compression: Compression::None,
+    };
+    let mut reader = Reader::new(
+        Box::new(std::io::empty()),
+        InputFormat::Parquet,
+        name,
+        block,
+        None,
+    );
+    reader.parquet = Some((texts, TextBatch::default()));
+    reader.skip_bad = skip_bad;
+    Ok((source, reader))
+}
+
+/// Opens `path` (`None` or `-`: stdin) as `args` says its texts are laid out; with `skip_bad`,
+/// the reader leaves out the bad records it finds itself (a Parquet file's).
 pub fn open_path(
     path: Option<&std::path::Path>,
     args: &InputArgs,
     block: usize,
     raw_cut: Option<RawCut>,
+    skip_bad: bool,
 ) -> CliResult<(Source, Reader)> {
-    if args.field.is_some() && args.input_format != InputFormat::Jsonl {
+    let format = format_of(path, args.input_format);
+    if args.field.is_some() && !matches!(format, InputFormat::Jsonl | InputFormat::Parquet) {
         return Err(Failure::usage(
-            "--field applies only to --input-format jsonl",
+            "--field applies only to --input-format jsonl or parquet",
         ));
+    }
+    if format == InputFormat::Parquet {
+        return open_parquet(path, args, block, skip_bad);
     }
     let separator = match (&args.separator, args.input_format) {
         (Some(sep), InputFormat::Text) if !sep.is_empty() => Some(Separator::new(sep)),
@@ -398,6 +472,8 @@ pub struct Block {
     fields: Vec<Field>,
     /// The texts of `fields` that held escapes, unescaped.
     unescaped: String,
+    /// For a Parquet input: where each text ends (the texts lie end to end).
+    text_ends: Vec<usize>,
 }
 
 /// What a preparing reader found in a block.
@@ -436,6 +512,7 @@ impl Block {
         self.ends.clear();
         self.fields.clear();
         self.unescaped.clear();
+        self.text_ends.clear();
     }
 
     /// Finds the line ends (for `lines`), checks the bytes as UTF-8 and, given a JSON `field`,
@@ -530,6 +607,8 @@ impl Reader {
             field: None,
             separator: None,
             mapped: None,
+            parquet: None,
+            skip_bad: false,
         }
     }
 
@@ -563,6 +642,7 @@ impl Reader {
             InputFormat::Raw => self.next_raw(block),
             InputFormat::Lines | InputFormat::Jsonl => self.next_lines(block),
             InputFormat::Text => self.next_texts(block),
+            InputFormat::Parquet => self.next_parquet(block),
         }
     }
 
@@ -639,6 +719,9 @@ impl Reader {
             part: Part::Records,
             lines: true,
             separator: None,
+            skipped: 0,
+            first_skipped: None,
+            rows: None,
             data,
         }))
     }
@@ -683,6 +766,73 @@ impl Reader {
             part: Part::Records,
             lines: false,
             separator: Some(separator),
+            skipped: 0,
+            first_skipped: None,
+            rows: None,
+            data,
+        }))
+    }
+
+    /// The next texts of a Parquet file: about a block's bytes of them, checked to be UTF-8
+    /// here (a bad one is an error naming its row, or with `skip_bad` is left out and counted,
+    /// as nulls are).
+    fn next_parquet(&mut self, mut data: Block) -> CliResult<Option<Batch>> {
+        let (texts, batch) = self.parquet.as_mut().expect("a Parquet input");
+        let more = texts
+            .next_batch(batch, self.block)
+            .map_err(|e| Failure::runtime(e.to_string()))?;
+        let mut skipped = batch.skipped_rows.len() as u64;
+        let mut first_skipped = batch
+            .skipped_rows
+            .first()
+            .map(|&row| texts.bad_text(row, "a null value, not a text"));
+        if !more && skipped == 0 {
+            self.done = true;
+            return Ok(None);
+        }
+        let rows = batch.len() as u64 + skipped;
+        // Valid as a whole and cut only at character boundaries: then each text is valid.
+        let is_boundary = |end: &usize| batch.bytes.get(*end).is_none_or(|&b| (b as i8) >= -0x40);
+        let valid =
+            simdutf8::basic::from_utf8(&batch.bytes).is_ok() && batch.ends.iter().all(is_boundary);
+        if !valid {
+            let bad = |t: &[u8]| std::str::from_utf8(t).err().map(|e| e.valid_up_to() + 1);
+            let mut kept = TextBatch::default();
+            for i in 0..batch.len() {
+                let text = batch.text(i);
+                let Some(at) = bad(text) else {
+                    kept.bytes.extend_from_slice(text);
+                    kept.ends.push(kept.bytes.len());
+                    continue;
+                };
+                let error = texts.bad_text(
+                    batch.row(i),
+                    format!("invalid UTF-8 at byte {at} of the text"),
+                );
+                if !self.skip_bad {
+                    return Err(Failure::runtime(error.to_string()));
+                }
+                skipped += 1;
+                first_skipped.get_or_insert(error);
+            }
+            batch.bytes = kept.bytes;
+            batch.ends = kept.ends;
+        }
+        // The batch's buffers become the block's (and the block's old ones the next batch's).
+        data.clear();
+        std::mem::swap(&mut data.bytes, &mut batch.bytes);
+        data.len = data.bytes.len();
+        data.text_ends.clear();
+        data.text_ends.extend_from_slice(&batch.ends);
+        data.prepared = Some(Prepared { utf8: true });
+        Ok(Some(Batch {
+            consumed: data.len as u64,
+            part: Part::Records,
+            lines: false,
+            separator: None,
+            skipped,
+            first_skipped: first_skipped.map(|e| Failure::runtime(e.to_string())),
+            rows: Some(rows),
             data,
         }))
     }
@@ -736,6 +886,9 @@ impl Reader {
             },
             lines: false,
             separator: None,
+            skipped: 0,
+            first_skipped: None,
+            rows: None,
             data,
         }))
     }
@@ -745,6 +898,9 @@ impl Batch {
     /// The number of lines it spans: its records (a `text` input's texts are numbered as its
     /// lines), or a raw part's line ends.
     pub fn lines(&self, records: u64) -> u64 {
+        if let Some(rows) = self.rows {
+            return rows; // a Parquet batch's rows, its left-out ones included
+        }
         if self.lines || self.separator.is_some() {
             records
         } else {
@@ -812,7 +968,15 @@ impl Batch {
         let block = &self.data;
         let texts = self.separator.as_ref().map(|sep| sep.spans(data));
         let mut texts = texts.into_iter().flatten();
-        let by_separator = self.separator.is_some();
+        // A Parquet batch's texts lie end to end.
+        let mut ended = self.rows.map(|_| {
+            let mut start = 0;
+            block
+                .text_ends
+                .iter()
+                .map(move |&end| (std::mem::replace(&mut start, end), end))
+        });
+        let by_separator = self.separator.is_some() || self.rows.is_some();
         let mut whole = (!self.lines && !by_separator).then_some((0, data.len()));
         let ends = if !self.lines {
             Ends::Found([].iter())
@@ -828,13 +992,15 @@ impl Batch {
                 .take()
                 .or_else(|| lines.next())
                 .or_else(|| texts.next())
+                .or_else(|| ended.as_mut()?.next())
         });
         spans.enumerate().map(move |(i, (from, to))| Record {
             bytes: &data[from..to],
-            // SAFETY: `from` and `to` are 0, the end, at a "\r" or "\n" (ASCII), or at either
-            // end of a match of the separator, a whole UTF-8 string (a match in valid UTF-8
-            // starts at a character's first byte and ends after a character's last), so they are
-            // character boundaries of the valid `v`, and in bounds (`data[from..to]` above).
+            // SAFETY: `from` and `to` are 0, the end, at a "\r" or "\n" (ASCII), at either end
+            // of a match of the separator, a whole UTF-8 string (a match in valid UTF-8 starts
+            // at a character's first byte and ends after a character's last), or at the ends of
+            // a Parquet batch's texts, each checked to be UTF-8 on its own (`next_parquet`), so
+            // they are character boundaries of the valid `v`, and in bounds (`data[from..to]`).
             text: valid.map(|v| unsafe { v.get_unchecked(from..to) }),
             field: block.fields.get(i).map(|field| match field {
                 &Field::Block(a, b) => {
@@ -916,7 +1082,7 @@ impl Source {
     /// The text of a record: the valid UTF-8 line, or for `jsonl` the string in the field.
     pub fn text<'a>(&self, record: Record<'a>) -> CliResult<Cow<'a, str>> {
         match self.format {
-            InputFormat::Lines | InputFormat::Raw | InputFormat::Text => {
+            InputFormat::Lines | InputFormat::Raw | InputFormat::Text | InputFormat::Parquet => {
                 self.line(record).map(Cow::Borrowed)
             }
             InputFormat::Jsonl => {
