@@ -123,7 +123,7 @@ impl fmt::Display for ParquetError {
             ParquetErrorKind::UnsupportedCodec(codec) => write!(
                 f,
                 ": compressed with {codec}, which this build does not read \
-                 (it reads snappy, gzip, zstd, lz4 and uncompressed columns)"
+                 (it reads snappy, gzip, zstd, lz4, brotli and uncompressed columns)"
             ),
             ParquetErrorKind::Null => write!(f, ": a null value, not a text"),
             ParquetErrorKind::BadText(why) => write!(f, ": {why}"),
@@ -583,6 +583,7 @@ fn readable(codec: Compression) -> bool {
             | Compression::ZSTD(_)
             | Compression::LZ4
             | Compression::LZ4_RAW
+            | Compression::BROTLI(_)
     )
 }
 
