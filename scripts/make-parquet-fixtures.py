@@ -4,8 +4,7 @@ Hugging Face datasets and most corpora), so that tests/parquet_input.rs checks s
 against a writer other than the Rust crate's own.
 
 Each NAME.parquet has a `text` column (beside an `id` and sometimes more), and NAME.jsonl beside
-it holds that column's values, one JSON line per row (a string, or null). brotli.parquet has no
-.jsonl: simdtok does not read brotli, and the test checks that it says so.
+it holds that column's values, one JSON line per row (a string, or null).
 
 Usage (pyarrow from PyPI: `pip install pyarrow`; the committed files were made with 26.0.1):
     scripts/make-parquet-fixtures.py [OUT_DIR]    # default: tests/data/parquet
@@ -84,8 +83,8 @@ def main() -> int:
     # Nulls among the texts, in two row groups.
     with_nulls = [None if i % 7 == 2 else t for i, t in enumerate(texts(30, 5))]
     write(out, "nulls", with_nulls, compression="snappy", row_group_size=16)
-    # A codec simdtok does not read.
-    write(out, "brotli", texts(5, 6), compression="brotli", expected=None)
+    # brotli.
+    write(out, "brotli", texts(5, 6), compression="brotli")
     return 0
 
 

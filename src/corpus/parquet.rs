@@ -2,8 +2,8 @@
 //! row group, a few rows at a time, so that memory stays bounded however large the file is.
 //!
 //! Only the text column's chunks are read (the other columns are never touched), through
-//! arrow-rs's low-level column reader, page by page, a few thousand rows at most at a time;
-//! their values are copied out into a [`TextBatch`] of about the size the caller asks for.
+//! arrow-rs's low-level column reader, page by page, at most 1024 rows at a time; their values
+//! are copied out into a [`TextBatch`] of about the size the caller asks for.
 //! What is held at once: the file's footer (its schema and the row groups' metadata, read
 //! whole at open; small beside the data), the column chunk's dictionary if it has one, the
 //! decoded page (or the few pages) of the rows being handed out, and the batch. A page is
@@ -39,11 +39,14 @@ use parquet::errors::ParquetError as CrateError;
 use parquet::file::reader::{FileReader, SerializedFileReader};
 use parquet::schema::types::ColumnDescPtr;
 
-/// The most rows decoded from a page at once: their values are handed out over as many batches
-/// as they fill. A plain or dictionary page's values are slices of the decoded page, so a
-/// pending row costs a few dozen bytes; the delta encodings build each value, and the number
-/// decoded at once also follows the texts' average size (see [`ParquetTexts::rows_to_decode`]).
-const MOST_ROWS_DECODED: usize = 4096;
+/// The most rows decoded at once (the reader decodes by rows, not bytes); their values are
+/// handed out over as many batches as they fill. A decoded value holds on to its page (or is
+/// built, for the delta encodings), so what is decoded ahead costs about its texts' bytes: fewer
+/// rows are decoded when texts are long (see [`ParquetTexts::rows_to_decode`]).
+const MOST_ROWS_DECODED: usize = 1024;
+
+/// The rows decoded first, before the texts' size is known.
+const FIRST_ROWS_DECODED: usize = 16;
 
 /// Why a Parquet input could not be read: the file, where in it (when known), and what.
 #[derive(Debug)]
@@ -120,7 +123,7 @@ impl fmt::Display for ParquetError {
             ParquetErrorKind::UnsupportedCodec(codec) => write!(
                 f,
                 ": compressed with {codec}, which this build does not read \
-                 (it reads snappy, gzip, zstd, lz4 and uncompressed columns)"
+                 (it reads snappy, gzip, zstd, lz4, brotli and uncompressed columns)"
             ),
             ParquetErrorKind::Null => write!(f, ": a null value, not a text"),
             ParquetErrorKind::BadText(why) => write!(f, ": {why}"),
@@ -268,9 +271,11 @@ pub struct ParquetTexts {
     row: u64,
     skip_bad: bool,
     skipped: u64,
-    /// Texts handed out and their bytes: their average sizes the next decode.
+    /// Texts handed out and their bytes, and the longest text of the rows decoded last: they
+    /// size the next decode.
     texts_seen: u64,
     bytes_seen: u64,
+    longest_recent: usize,
     /// The error that stopped the reading (the column reader's state is not to be trusted
     /// after it, a panic's least of all): every later batch is that error again.
     stopped: Option<String>,
@@ -381,6 +386,7 @@ impl ParquetTexts {
             skipped: 0,
             texts_seen: 0,
             bytes_seen: 0,
+            longest_recent: 0,
             stopped: None,
         })
     }
@@ -436,6 +442,7 @@ impl ParquetTexts {
                     Some(text) => {
                         self.texts_seen += 1;
                         self.bytes_seen += text.len() as u64;
+                        self.longest_recent = self.longest_recent.max(text.len());
                         batch.push(text);
                         if batch.bytes.len() >= max_bytes {
                             return Ok(true);
@@ -449,7 +456,8 @@ impl ParquetTexts {
                 }
             }
             let budget = max_bytes.saturating_sub(batch.bytes.len());
-            match self.decode(self.rows_to_decode(budget)) {
+            let rows = self.rows_to_decode(budget);
+            match self.decode(rows) {
                 Ok(true) => {}
                 Ok(false) => return Ok(!batch.is_empty()),
                 Err(e) => {
@@ -486,16 +494,18 @@ impl ParquetTexts {
         }
     }
 
-    /// How many rows to decode for a batch with `budget` bytes left: about as many as fill it
-    /// at the average size so far, so that few are decoded ahead when texts are long.
-    fn rows_to_decode(&self, budget: usize) -> usize {
-        let average = match self.texts_seen {
-            0 => 256,
-            n => (self.bytes_seen / n).max(1),
-        };
-        usize::try_from(budget as u64 / average)
-            .unwrap_or(usize::MAX)
-            .clamp(1, MOST_ROWS_DECODED)
+    /// How many rows to decode for a batch with `budget` bytes left: as many as fill it at the
+    /// larger of the average text and the longest of the rows decoded last (which follows a run
+    /// of long texts at once), so that little is decoded ahead of the batch when texts are long.
+    /// A run of long texts right after short ones can still have up to [`MOST_ROWS_DECODED`] of
+    /// them decoded at once.
+    fn rows_to_decode(&mut self, budget: usize) -> usize {
+        if self.texts_seen == 0 {
+            return FIRST_ROWS_DECODED;
+        }
+        let average = (self.bytes_seen / self.texts_seen) as usize;
+        let estimate = average.max(std::mem::take(&mut self.longest_recent)).max(1);
+        (budget / estimate).clamp(1, MOST_ROWS_DECODED)
     }
 
     /// Decodes up to `most` rows of the current row group (the next, once one is done) into
@@ -573,6 +583,7 @@ fn readable(codec: Compression) -> bool {
             | Compression::ZSTD(_)
             | Compression::LZ4
             | Compression::LZ4_RAW
+            | Compression::BROTLI(_)
     )
 }
 
