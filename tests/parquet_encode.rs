@@ -55,6 +55,7 @@ fn pyarrows_files_encode_as_their_texts() {
         "gzip",
         "large-string-lz4",
         "binary-uncompressed",
+        "brotli",
         "nulls",
     ] {
         let values = fixture_values(name);
