@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Seconds and peak memory of `simdtok encode` on one corpus of JSON lines, plain, gzip and zstd,
-# into u32 and the dataset formats (issue 49's comparison, without the peers): 200 MB of 20-line
+# and the same texts as Parquet (snappy, pyarrow's default; row groups of 100 000 rows), into
+# u32 and the dataset formats (issue 49's comparison, without the peers): 200 MB of 20-line
 # documents of the KJV and the Jargon File (../shared/data), cl100k, three rounds alternated.
 #
-# Usage: scripts/bench-corpus-inputs.sh [THREADS...]   (default: 1 2; needs gzip and zstd)
+# Usage: scripts/bench-corpus-inputs.sh [THREADS...]   (default: 1 2; needs gzip, zstd and
+# python3 with pyarrow)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 data=${SIMDTOK_SHARED_DATA:-../shared/data}
@@ -33,6 +35,15 @@ PY
     gzip -6 -kf "$work/big.jsonl"
     zstd -3 -qf "$work/big.jsonl" -o "$work/big.jsonl.zst"
 fi
+if [ ! -f "$work/big.parquet" ]; then
+    python3 - "$work/big.jsonl" "$work/big.parquet" <<'PY'
+import json, sys
+import pyarrow as pa, pyarrow.parquet as pq
+texts = [json.loads(l)["text"] for l in open(sys.argv[1], encoding="utf-8")]
+table = pa.table({"id": list(range(len(texts))), "text": texts})
+pq.write_table(table, sys.argv[2], row_group_size=100_000, compression="snappy")
+PY
+fi
 threads=("${@:-1 2}")
 for round in 1 2 3; do
     for t in ${threads[@]}; do
@@ -41,6 +52,10 @@ for round in 1 2 3; do
                 "$bin" encode --model "$model" --input "$work/$input" --input-format jsonl \
                 --output-format u32 --output "$work/out.u32" --threads "$t"
         done
+        /usr/bin/time -f "round $round threads $t big.parquet u32: %e s, %M KB" \
+            "$bin" encode --model "$model" --input "$work/big.parquet" \
+            --output-format u32 --output "$work/out-parquet.u32" --threads "$t"
+        cmp "$work/out.u32" "$work/out-parquet.u32"
         for format in megatron datatrove llmc; do
             out=$work/out.$format
             [ "$format" = datatrove ] && out=$work/out.ds
