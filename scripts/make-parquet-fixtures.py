@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes the small Parquet files of tests/data/parquet/ with pyarrow (the writer behind
-Hugging Face datasets and most corpora), so that tests/parquet_input.rs checks simdtok's reader
+Hugging Face datasets and most corpora), so that tests/corpus/parquet_input.rs checks simdtok's reader
 against a writer other than the Rust crate's own.
 
 Each NAME.parquet has a `text` column (beside an `id` and sometimes more), and NAME.jsonl beside

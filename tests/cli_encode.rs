@@ -8,7 +8,7 @@ mod cli;
 use std::path::Path;
 use std::process::Output;
 
-use cli::{simdtok, stderr};
+use cli::{entries, simdtok, stderr};
 
 fn model() -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -129,16 +129,6 @@ fn many_lines(n: usize) -> String {
 
 fn temp_dir() -> tempfile::TempDir {
     tempfile::tempdir().expect("a temporary directory")
-}
-
-/// The names in `dir`, sorted.
-fn entries(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    names
 }
 
 // ---- input formats ----

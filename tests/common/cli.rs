@@ -93,3 +93,13 @@ pub fn encode_to(model: &str, format: &str, output: &str, extra: &[&str], stdin:
     args.extend_from_slice(extra);
     simdtok(&args, stdin)
 }
+
+/// The names in `dir`, sorted.
+pub fn entries(dir: &std::path::Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}

@@ -3,13 +3,12 @@
 //! and `encode --prepend-bos --append-eos` putting them (or `--bos-id` / `--eos-id`) around each
 //! text. Models under `../shared/data` are skipped, with a line saying so, when it is absent.
 
-#[path = "common/cli.rs"]
-mod cli;
+use crate::cli;
 
 use cli::{data, encode_to, ids_per_line, scratch, shared_file, simdtok, stderr};
 use simdtok::Tokenizer;
 
-const GOLDEN: &str = include_str!("golden/document_tokens.json");
+const GOLDEN: &str = include_str!("../golden/document_tokens.json");
 
 /// The path of a golden row's model, if present.
 fn model_path(rel: &str) -> Option<String> {

@@ -6,10 +6,8 @@
 //! (`scripts/check-datatrove.py` checks the files byte for byte against datatrove's own
 //! `TokenizedFile` writer.)
 
-#[path = "common/cli.rs"]
-mod cli;
-#[path = "common/datasets.rs"]
-mod datasets;
+use crate::cli;
+use crate::datasets;
 
 use std::path::Path;
 

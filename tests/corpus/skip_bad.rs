@@ -2,8 +2,7 @@
 //! counted and the first named, instead of stopping the run; the good ones give exactly the ids
 //! they give alone. Without it the run stops at the first, as before.
 
-#[path = "common/cli.rs"]
-mod cli;
+use crate::cli;
 
 use cli::{data, ids_per_line, scratch, simdtok, stderr};
 

@@ -2,8 +2,7 @@
 //! int64 offsets, so that `tokens[o[i]..o[i + 1]]` is text `i` (its `--separator-id` included),
 //! for lines on several threads and for a raw text in parts; refused for the other formats.
 
-#[path = "common/cli.rs"]
-mod cli;
+use crate::cli;
 
 use cli::{data, encode_to, ids_per_line, scratch, simdtok, stderr};
 

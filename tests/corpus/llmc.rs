@@ -5,10 +5,8 @@
 //! several threads, a raw text in parts; `uint16` for GPT-2's vocabulary, the `llama-3` layout
 //! (`uint32`) for a larger one.
 
-#[path = "common/cli.rs"]
-mod cli;
-#[path = "common/datasets.rs"]
-mod datasets;
+use crate::cli;
+use crate::datasets;
 
 use std::path::Path;
 

@@ -6,10 +6,8 @@
 //! texts become empty documents as `preprocess_data.py` writes them; the dtype follows
 //! Megatron's `DType.optimal_dtype`; nothing is left behind on failure.
 
-#[path = "common/cli.rs"]
-mod cli;
-#[path = "common/datasets.rs"]
-mod datasets;
+use crate::cli;
+use crate::datasets;
 
 use std::path::Path;
 

@@ -5,10 +5,8 @@
 //! column. The files: pyarrow's (`tests/data/parquet/`) and some written here with the `parquet`
 //! crate.
 
-#[path = "common/cli.rs"]
-mod cli;
-#[path = "common/datasets.rs"]
-mod datasets;
+use crate::cli;
+use crate::datasets;
 
 use std::path::Path;
 use std::sync::Arc;

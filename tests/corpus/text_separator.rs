@@ -1,8 +1,7 @@
 //! `encode --input-format text --separator STRING`: concatenated documents, each ended by a
 //! string, encode as the same texts given one per JSON line.
 
-#[path = "common/cli.rs"]
-mod cli;
+use crate::cli;
 
 use cli::{data, simdtok, stderr};
 

@@ -3,8 +3,7 @@
 //! lost or written twice; after every kill the manifest lists only shards whose files are whole
 //! and final. Also: a manifest of another run is refused, and a complete run is not redone.
 
-#[path = "common/cli.rs"]
-mod cli;
+use crate::cli;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

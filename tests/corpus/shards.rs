@@ -3,14 +3,12 @@
 //! every shard but the last holds at least N tokens and would hold fewer without its last
 //! document; no temporary file is left.
 
-#[path = "common/cli.rs"]
-mod cli;
-#[path = "common/datasets.rs"]
-mod datasets;
+use crate::cli;
+use crate::datasets;
 
 use std::path::{Path, PathBuf};
 
-use cli::{data, encode_to, scratch, stderr};
+use cli::{data, encode_to, entries, scratch, stderr};
 
 /// Texts of varied lengths (some empty), several hundred tokens in all.
 fn corpus() -> String {
@@ -33,16 +31,6 @@ fn documents(format: &str, path: &Path) -> Vec<Vec<u32>> {
         "datatrove" => datasets::datatrove(path, 2).0,
         _ => vec![datasets::llmc(path).2],
     }
-}
-
-/// The files in `dir`, sorted.
-fn files(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    names
 }
 
 #[test]
@@ -95,14 +83,14 @@ fn shards_hold_the_documents_in_order_cut_at_document_ends() {
                 }
                 shard_paths.push(path);
             }
-            assert!(!shard_paths.is_empty(), "{format} {n}: {:?}", files(&dir));
+            assert!(!shard_paths.is_empty(), "{format} {n}: {:?}", entries(&dir));
             let per_file = match format {
                 "megatron" => 2,
                 "datatrove" => 3,
                 _ => 1,
             };
             // The shards' files and the run's manifest, which says it is complete.
-            let names = files(&dir);
+            let names = entries(&dir);
             assert_eq!(names.len(), shard_paths.len() * per_file + 1, "{names:?}");
             let manifest = simdtok::corpus::manifest::Manifest::path_for(&out);
             let manifest: serde_json::Value =
@@ -160,5 +148,5 @@ fn shards_are_for_datasets_and_need_a_positive_size() {
         b"x\n",
     );
     assert_eq!(run.status.code(), Some(2));
-    assert!(files(&dir).is_empty(), "{:?}", files(&dir));
+    assert!(entries(&dir).is_empty(), "{:?}", entries(&dir));
 }

@@ -5,8 +5,7 @@
 //! format this version does not read. Several inputs (`simdtok::corpus::inputs`): files,
 //! directories and glob patterns, read in the stated order into one output; `--summary`.
 
-#[path = "common/cli.rs"]
-mod cli;
+use crate::cli;
 
 use std::io::Write;
 
