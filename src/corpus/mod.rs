@@ -21,7 +21,8 @@ pub mod llmc;
 pub mod manifest;
 pub mod megatron;
 pub mod offsets;
-pub mod parquet;
+/// The Parquet reader, a crate of its own (`corpus-parquet/`: see `Cargo.toml`).
+pub use simdtok_parquet as parquet;
 pub mod shards;
 
 use std::io;
