@@ -471,14 +471,14 @@ fn spill_error(e: std::io::Error) -> Failure {
 fn document_affixes(args: &EncodeArgs, tokenizer: &Tokenizer) -> CliResult<Affixes> {
     let named = tokenizer.document_tokens();
     let vocab = tokenizer.vocab_size();
-    let pick = |asked: bool, given: Option<u32>, own: Option<&DocumentToken>, what: &str| {
+    // (the flag, the option giving the id, the word for messages)
+    let pick = |asked: bool,
+                given: Option<u32>,
+                own: Option<&DocumentToken>,
+                (flag, option, what): (&str, &str, &str)| {
         if !asked {
             return Ok(None);
         }
-        let (flag, option) = match what {
-            "beginning" => ("--prepend-bos", "--bos-id"),
-            _ => ("--append-eos", "--eos-id"),
-        };
         match (given, own) {
             (Some(id), _) if id as usize >= vocab => Err(Failure::usage(format!(
                 "{option} {id}: not an id of the model (it has {vocab})"
@@ -505,11 +505,16 @@ fn document_affixes(args: &EncodeArgs, tokenizer: &Tokenizer) -> CliResult<Affix
             args.prepend_bos,
             args.bos_id,
             named.bos.as_ref(),
-            "beginning",
+            ("--prepend-bos", "--bos-id", "beginning"),
         )?,
         after: match args.separator_id {
             Some(id) => Some(id),
-            None => pick(args.append_eos, args.eos_id, named.eos.as_ref(), "end")?,
+            None => pick(
+                args.append_eos,
+                args.eos_id,
+                named.eos.as_ref(),
+                ("--append-eos", "--eos-id", "end"),
+            )?,
         },
     })
 }
