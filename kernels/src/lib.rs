@@ -21,6 +21,9 @@
 //! assert_eq!(kernels.crc32c(b"123456789"), 0xE306_9283);
 //! ```
 //!
+//! Beside them, two memory helpers for the tables the kernels' callers probe at random:
+//! [`prefetch_read`] and [`HugeSlice`] (large tables on transparent huge pages).
+//!
 //! Layout (after the `memchr` crate): [`spec`] holds the ISA-independent definitions and table
 //! builders, [`scalar`] the portable reference, `generic` the algorithms written once over a
 //! 64-byte vector block, and `x86_64::{sse42, avx2}` / `aarch64::neon` the thin
@@ -31,6 +34,7 @@
 pub mod cpu;
 mod dispatch;
 mod generic;
+mod huge_pages;
 mod prefetch;
 pub mod scalar;
 pub mod spec;
@@ -43,6 +47,7 @@ pub mod aarch64;
 pub mod x86_64;
 
 pub use dispatch::{Choice, DispatchError, Origin, Source, TIER_ENV, TierRequest, choose_from_env};
+pub use huge_pages::{HUGE_PAGE, HugeSlice};
 pub use prefetch::prefetch_read;
 pub use spec::byte_class::{BlockMasks, ByteClassSpec, ByteClassTable, ClassSet};
 pub use spec::byte_set::ByteSet;
