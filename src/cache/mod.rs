@@ -9,6 +9,9 @@
 //!   with an entry layout per model ([`short_entries`]); its long tier ([`long`]) holds BPE
 //!   pieces of 17 to 256 bytes (CJK clauses) and short ones of many tokens, in an arena.
 //!   Keys ([`key`]) are a piece's 16 bytes and its length, compared whole on every hit.
+//! - [`seeds`]: the vocabulary entries that encode as themselves, stored in a thread's piece
+//!   cache the first time it holds a tokenizer's results, so that text never seen before finds
+//!   its one-token pieces in the cache.
 //! - [`segment`]: the short segments that safe cuts leave of long BPE pieces
 //!   ([`crate::models::safe_cuts`]), in a table of 192 KiB.
 //! - [`bypass`]: when a cache stops paying (text whose pieces never repeat: random characters,
@@ -25,6 +28,7 @@ pub mod bypass;
 pub mod key;
 pub mod long;
 pub mod owner;
+pub mod seeds;
 pub mod segment;
 pub mod short_entries;
 pub mod unigram;

@@ -198,6 +198,13 @@ impl ByteBpe {
         self.tokens.get(id as usize)?.as_deref()
     }
 
+    /// The bytes of `id` when [`ByteBpe::encode_piece`] of them gives `id` alone: for every
+    /// token (tiktoken's whole-piece rule, the first thing `encode_piece` asks).
+    pub fn encodes_as_itself(&self, id: u32) -> Option<&[u8]> {
+        let bytes = self.token_bytes(id)?;
+        (self.pair_cuts.could_be_token(bytes) && self.rank(bytes) == Some(id)).then_some(bytes)
+    }
+
     /// The rank of exactly `bytes`.
     #[inline]
     pub fn rank(&self, bytes: &[u8]) -> Option<u32> {

@@ -391,6 +391,19 @@ impl MergesBpe {
         self.tokens.get(id as usize)?.as_deref()
     }
 
+    /// The bytes of `id` when [`MergesBpe::encode_piece`] of them gives `id` alone: the entry
+    /// is the piece's own token (`ignore_merges`) or its bytes merge back into it (learnt by
+    /// [`MergesBpe::prepare_first_sights`]; computed here otherwise). `None` with affixes,
+    /// whose symbols are not the bare bytes.
+    pub fn encodes_as_itself(&self, id: u32, scratch: &mut MergeScratch) -> Option<&[u8]> {
+        let bytes = self.token_bytes(id)?;
+        let whole = self.affixed.is_none()
+            && self.pair_cuts.could_be_token(bytes)
+            && self.by_bytes.get(bytes) == Some(id)
+            && (self.ignore_merges || self.merges_to_itself(id, bytes, scratch));
+        whole.then_some(bytes)
+    }
+
     /// Appends the tokens of `piece` (non-empty) to `out`, one starting symbol per byte.
     pub fn encode_piece(
         &self,

@@ -8,7 +8,7 @@ use std::cell::RefCell;
 
 use simdtok_kernels::Kernels;
 
-use crate::cache::word::{self as word_cache, CachedPiece, PieceCache, cached_pieces};
+use crate::cache::word::{self as word_cache, CachedPiece, PieceCache, PieceSeeds, cached_pieces};
 use crate::load::tokenizer_json::ByteLevelDecoder;
 use crate::models::merges_bpe::{MergeScratch, MergesBpe};
 use crate::normalize::hf::{self, Normalizer};
@@ -68,6 +68,8 @@ pub struct HfBpe {
     /// template adds no tokens.
     cuts: Option<ByteLevelCuts>,
     cache_owner: usize,
+    /// What a thread's cache starts with: the entries that encode as themselves.
+    seeds: PieceSeeds,
     kernels: &'static Kernels,
 }
 
@@ -216,7 +218,12 @@ fn text_cuts(parts: &HfBpeParts) -> Option<ByteLevelCuts> {
 impl HfBpe {
     /// The tokenizer of `parts`; `add_special_tokens` applies the post-processor.
     pub fn new(parts: HfBpeParts, add_special_tokens: bool, kernels: &'static Kernels) -> HfBpe {
+        let mut merge = MergeScratch::default();
+        let seeds = PieceSeeds::new(parts.bpe.len() as u32, |id| {
+            parts.bpe.encodes_as_itself(id, &mut merge)
+        });
         HfBpe {
+            seeds,
             cuts: text_cuts(&parts),
             template: Template::new(
                 &parts.special_prefix,
@@ -227,6 +234,18 @@ impl HfBpe {
             cache_owner: word_cache::new_owner(),
             kernels,
         }
+    }
+
+    /// Checks every seed of the piece cache against the model's encoding of its bytes
+    /// ([`PieceSeeds::check`]).
+    #[cfg(test)]
+    pub(crate) fn check_seeds(&self) -> Result<usize, String> {
+        let mut merge = MergeScratch::default();
+        self.seeds.check(|bytes| {
+            let mut out = Vec::new();
+            self.parts.bpe.encode_piece(bytes, &mut merge, &mut out);
+            out
+        })
     }
 
     /// The kernels in use.
@@ -240,7 +259,7 @@ impl HfBpe {
         self.template.open(place, sink);
         SCRATCH.with(|scratch| {
             let scratch = &mut *scratch.borrow_mut();
-            scratch.cache.claim(self.cache_owner);
+            scratch.cache.claim_seeded(self.cache_owner, &self.seeds);
             scratch.merge.fit_budget();
             let mut splits = std::mem::take(&mut scratch.splits);
             self.parts.added.split(self.kernels, text, &mut splits);

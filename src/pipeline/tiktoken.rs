@@ -7,7 +7,7 @@ use std::cell::RefCell;
 use simdtok_kernels::Kernels;
 
 use crate::cache::word::{
-    self as word_cache, CachedPiece, PieceCache, cached_piece, cached_pieces,
+    self as word_cache, CachedPiece, PieceCache, PieceSeeds, cached_piece, cached_pieces,
 };
 use crate::models::byte_bpe::{BpeScratch, ByteBpe};
 use crate::pipeline::added_tokens::{AddedToken, AddedTokens, Split};
@@ -83,6 +83,8 @@ pub struct Tiktoken {
     /// Where a text may be cut ([`crate::Tokenizer::last_safe_cut`]).
     cuts: Option<ByteLevelCuts>,
     cache_owner: usize,
+    /// What a thread's cache starts with: every token ([`PieceSeeds`]).
+    seeds: PieceSeeds,
     kernels: &'static Kernels,
 }
 
@@ -142,7 +144,9 @@ impl Tiktoken {
                     .flatten(),
             },
         );
+        let seeds = PieceSeeds::new(bpe.len() as u32, |id| bpe.encodes_as_itself(id));
         Ok(Tiktoken {
+            seeds,
             bpe,
             splitter: Splitter::new(pattern, kernels),
             specials,
@@ -150,6 +154,18 @@ impl Tiktoken {
             cuts,
             cache_owner: word_cache::new_owner(),
             kernels,
+        })
+    }
+
+    /// Checks every seed of the piece cache against the model's encoding of its bytes
+    /// ([`PieceSeeds::check`]).
+    #[cfg(test)]
+    pub(crate) fn check_seeds(&self) -> Result<usize, String> {
+        let mut scratch = BpeScratch::default();
+        self.seeds.check(|bytes| {
+            let mut out = Vec::new();
+            self.bpe.encode_piece(bytes, &mut scratch, &mut out);
+            out
         })
     }
 
@@ -169,7 +185,7 @@ impl Tiktoken {
     fn encode<S: Sink>(&self, text: &str, sink: &mut S) {
         SCRATCH.with(|scratch| {
             let scratch = &mut *scratch.borrow_mut();
-            scratch.cache.claim(self.cache_owner);
+            scratch.cache.claim_seeded(self.cache_owner, &self.seeds);
             scratch.bpe.fit_budget();
             if !self.allow_special {
                 self.encode_ordinary(text, 0, text.len(), scratch, sink);
@@ -364,6 +380,29 @@ mod tests {
             }
         });
         (ids, offsets)
+    }
+
+    #[test]
+    fn every_token_seeds_the_cache_and_encodes_as_itself() {
+        let t = model(Kernels::scalar());
+        assert_eq!(t.check_seeds(), Ok(t.bpe.len()));
+        // The real encodings where ../shared/data has them (skipped, with a note, without).
+        let dir =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/models/tiktoken");
+        for name in ["cl100k_base", "o200k_base", "r50k_base"] {
+            let path = dir.join(format!("{name}.tiktoken"));
+            let Ok(bytes) = std::fs::read(&path) else {
+                eprintln!("SKIPPED {name}: {} is absent", path.display());
+                continue;
+            };
+            let ranks = crate::load::tiktoken::parse_rank_file(&bytes).unwrap();
+            let bpe = ByteBpe::new(ranks, Kernels::scalar()).unwrap();
+            let enc = Encodings::from_file_name(name).unwrap();
+            let t = Tiktoken::new(bpe, enc.pattern(), &[], false, Kernels::scalar()).unwrap();
+            let n = t.check_seeds().unwrap();
+            // Every token of up to 16 bytes.
+            assert!(n > t.bpe.len() * 9 / 10, "{name}: {n}");
+        }
     }
 
     #[test]
