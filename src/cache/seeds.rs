@@ -102,25 +102,32 @@ impl PieceSeeds {
     }
 }
 
-/// The owners whose seeds a cache has taken: each is seeded at most once per cache, so that a
-/// thread that switches between tokenizers call after call (each switch leaves the other's
-/// entries stale) pays for no seeding after the first of each. Bounded: after [`SEEDED_OWNERS`]
-/// owners, no more are seeded.
+/// The owners whose seeds a cache took most recently: an owner among them is not seeded again,
+/// so that a thread that switches between a few tokenizers call after call (each switch leaves
+/// the other's entries stale) pays for seeding only at the first claim of each. A tokenizer
+/// loaded after [`SEEDED_OWNERS`] others takes the place of the oldest, and is seeded.
 #[derive(Debug, Default)]
 pub(crate) struct SeededOwners {
     owners: Vec<usize>,
+    /// Where the next owner goes once `owners` is full.
+    next: usize,
 }
 
-/// The most tokenizers a thread's cache is seeded for.
+/// How many owners a cache remembers having seeded.
 pub(crate) const SEEDED_OWNERS: usize = 16;
 
 impl SeededOwners {
-    /// Whether `owner` is to be seeded now (its first time, with room left), recording it.
+    /// Whether `owner` is to be seeded now (not among the remembered), remembering it.
     pub(crate) fn first_time(&mut self, owner: usize) -> bool {
-        if self.owners.contains(&owner) || self.owners.len() == SEEDED_OWNERS {
+        if self.owners.contains(&owner) {
             return false;
         }
-        self.owners.push(owner);
+        if self.owners.len() < SEEDED_OWNERS {
+            self.owners.push(owner);
+        } else {
+            self.owners[self.next] = owner;
+            self.next = (self.next + 1) % SEEDED_OWNERS;
+        }
         true
     }
 }
@@ -163,14 +170,18 @@ mod tests {
     }
 
     #[test]
-    fn each_owner_is_seeded_once_and_only_so_many() {
+    fn owners_are_seeded_once_while_remembered() {
         let mut owners = SeededOwners::default();
         assert!(owners.first_time(7));
         assert!(!owners.first_time(7));
         for o in 0..SEEDED_OWNERS - 1 {
             assert!(owners.first_time(100 + o));
         }
-        assert!(!owners.first_time(99), "bounded");
+        assert!(!owners.first_time(7), "16 remembered");
+        // A seventeenth takes the oldest's place: 7 is seeded again, once.
+        assert!(owners.first_time(99));
+        assert!(owners.first_time(7));
         assert!(!owners.first_time(7));
+        assert!(!owners.first_time(99));
     }
 }

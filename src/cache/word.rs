@@ -193,7 +193,7 @@ impl<S: ShortSet> WordCache<S> {
     }
 
     /// [`WordCache::claim`], then, the first time this cache holds `owner`'s results, fills
-    /// it with `seeds` ([`PieceSeeds`]; at most once per owner, see [`SeededOwners`]). The
+    /// it with `seeds` ([`PieceSeeds`]; not again while it remembers the owner: [`SeededOwners`]). The
     /// short tier first grows to its full size when the seeds would crowd it: seeded, it holds
     /// a vocabulary besides the text's own pieces. About 1 ms for cl100k's 100 000 seeds.
     #[inline]
@@ -213,9 +213,9 @@ impl<S: ShortSet> WordCache<S> {
             self.grow();
         }
         let stamp = self.owner.stamp();
-        // Seeds beyond twice the entries would only evict each other (a small budget): the
-        // lowest ids, last in the list, are the ones kept.
-        let keep = seeds.len().min(self.sets.len() * 4);
+        // Seeds beyond the tier's entries would only evict each other (Gemma 3's 262 144, or a
+        // small budget): the lowest ids, last in the list, are the ones stored.
+        let keep = seeds.len().min(self.sets.len() * 2);
         for (key, id) in seeds.iter().skip(seeds.len() - keep) {
             let token = [WordToken {
                 id,

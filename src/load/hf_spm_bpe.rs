@@ -369,6 +369,42 @@ mod tests {
         from_tokenizer_json(&json, &LoadOptions::default(), Kernels::scalar()).unwrap_err()
     }
 
+    /// Every seed of the word cache merges into itself, for every SentencePiece-style test file
+    /// of the repository and Llama 2's in ../shared/data (skipped, with a note, without it).
+    #[test]
+    fn every_seed_merges_into_itself() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut paths: Vec<_> = std::fs::read_dir(root.join("tests/data/bpe"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.to_string_lossy().ends_with(".tokenizer.json"))
+            .collect();
+        let llama2 = root.join("../shared/data/models/hf-tokenizer-json/llama2.tokenizer.json");
+        if llama2.exists() {
+            paths.push(llama2);
+        } else {
+            eprintln!("SKIPPED llama2: {} is absent", llama2.display());
+        }
+        paths.sort();
+        let mut checked = 0;
+        for path in paths {
+            let json = TokenizerJson::parse(&std::fs::read(&path).unwrap()).unwrap();
+            if !is_spm_style(&json) {
+                continue;
+            }
+            let bpe = from_tokenizer_json(&json, &LoadOptions::default(), Kernels::scalar())
+                .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            let n = bpe
+                .check_seeds()
+                .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            checked += usize::from(n > 0);
+        }
+        assert!(
+            checked >= 8,
+            "{checked} SentencePiece-style files with seeds"
+        );
+    }
+
     #[test]
     fn metaspace_settings_it_cannot_follow_are_refused() {
         let e = metaspace_error(r#"{"type": "Whitespace"}"#, false);

@@ -10,7 +10,7 @@ use std::cell::RefCell;
 use simdtok_kernels::Kernels;
 
 use crate::cache::segment as segment_cache;
-use crate::cache::word::{self as word_cache, Key, WordCache};
+use crate::cache::word::{self as word_cache, Key, PieceSeeds, WordCache};
 use crate::models::merges_bpe::{MergeScratch, MergesBpe};
 use crate::models::safe_cuts::{CutBuffers, SafeCuts};
 use crate::models::self_merges::SelfMerges;
@@ -120,6 +120,8 @@ pub struct HfSpmBpe {
     /// such a word seen for the first time costs a probe instead of a merge.
     whole_entries: SelfMerges,
     cache_owner: usize,
+    /// What a thread's word cache starts with: the whole entries ([`PieceSeeds`]).
+    seeds: PieceSeeds,
     /// This tokenizer's segments in a thread's segment cache ([`CutBuffers::cached_segment`]).
     segment_model: usize,
     kernels: &'static Kernels,
@@ -215,6 +217,7 @@ impl HfSpmBpe {
             ascii_pairs,
             ignore_merges,
             cache_owner: word_cache::new_owner(),
+            seeds: PieceSeeds::none(),
             segment_model: segment_cache::new_model_id(),
             kernels,
         };
@@ -230,7 +233,31 @@ impl HfSpmBpe {
                     pipeline.merges_whole(id, bytes, merge);
                 }
             });
-        pipeline
+        let mut merge = MergeScratch::default();
+        let seeds = PieceSeeds::new(pipeline.bpe.len() as u32, |id| {
+            pipeline.whole_entry(id, &mut merge)
+        });
+        HfSpmBpe { seeds, ..pipeline }
+    }
+
+    /// The bytes of entry `id` when a word that is exactly them encodes as `id` alone
+    /// ([`HfSpmBpe::encode_word`]'s first step after the caches).
+    fn whole_entry(&self, id: u32, merge: &mut MergeScratch) -> Option<&[u8]> {
+        let bytes = self.bpe.token_bytes(id)?;
+        (self.bpe.bytes_id(bytes) == Some(id) && self.merges_whole(id, bytes, merge))
+            .then_some(bytes)
+    }
+
+    /// Checks every seed of the word cache against the merge of its characters, which is what
+    /// a word of it gives without a cache ([`PieceSeeds::check`]).
+    #[cfg(test)]
+    pub(crate) fn check_seeds(&self) -> Result<usize, String> {
+        let mut merge = MergeScratch::default();
+        self.seeds.check(|word| {
+            let mut tokens = Vec::new();
+            self.merge_chars(word, &mut merge, &mut tokens);
+            tokens
+        })
     }
 
     /// Whether the word `bytes`, entry `id`, merges into that entry.
@@ -261,7 +288,7 @@ impl HfSpmBpe {
         self.template.open(place, sink);
         SCRATCH.with(|scratch| {
             let scratch = &mut *scratch.borrow_mut();
-            scratch.cache.claim(self.cache_owner);
+            scratch.cache.claim_seeded(self.cache_owner, &self.seeds);
             scratch.merge.fit_budget();
             scratch.cut.fit_budget();
             let mut splits = std::mem::take(&mut scratch.splits);
