@@ -181,26 +181,9 @@ mod tests {
     /// repository and the real ones in ../shared/data (those skipped, with a note, without it).
     #[test]
     fn every_seed_encodes_as_itself() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-        let mut paths: Vec<_> = std::fs::read_dir(root.join("tests/data/bpe"))
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .filter(|p| p.to_string_lossy().ends_with(".tokenizer.json"))
-            .collect();
-        for name in ["llama3", "qwen3", "gpt4o", "gpt35turbo"] {
-            let path = root.join(format!(
-                "../shared/data/models/hf-tokenizer-json/{name}.tokenizer.json"
-            ));
-            if path.exists() {
-                paths.push(path);
-            } else {
-                eprintln!("SKIPPED {name}: {} is absent", path.display());
-            }
-        }
-        paths.sort();
         let mut checked = 0;
-        for path in paths {
-            let json = TokenizerJson::parse(&std::fs::read(&path).unwrap()).unwrap();
+        let files = crate::load::test_tokenizer_jsons(&["llama3", "qwen3", "gpt4o", "gpt35turbo"]);
+        for (path, json) in files {
             if !is_byte_level(&json) {
                 continue;
             }

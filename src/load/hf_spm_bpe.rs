@@ -373,22 +373,8 @@ mod tests {
     /// of the repository and Llama 2's in ../shared/data (skipped, with a note, without it).
     #[test]
     fn every_seed_merges_into_itself() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-        let mut paths: Vec<_> = std::fs::read_dir(root.join("tests/data/bpe"))
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .filter(|p| p.to_string_lossy().ends_with(".tokenizer.json"))
-            .collect();
-        let llama2 = root.join("../shared/data/models/hf-tokenizer-json/llama2.tokenizer.json");
-        if llama2.exists() {
-            paths.push(llama2);
-        } else {
-            eprintln!("SKIPPED llama2: {} is absent", llama2.display());
-        }
-        paths.sort();
         let mut checked = 0;
-        for path in paths {
-            let json = TokenizerJson::parse(&std::fs::read(&path).unwrap()).unwrap();
+        for (path, json) in crate::load::test_tokenizer_jsons(&["llama2"]) {
             if !is_spm_style(&json) {
                 continue;
             }

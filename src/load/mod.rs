@@ -223,3 +223,34 @@ fn model_error(path: &str, reason: String) -> Error {
         reason,
     }
 }
+
+/// The repository's `tests/data/bpe/*.tokenizer.json` and, where `../shared/data` has them, the
+/// shared `tokenizer.json` files named in `shared` (each absent one skipped with a note), parsed,
+/// in path order: what the loaders' tests run over.
+#[cfg(test)]
+pub(crate) fn test_tokenizer_jsons(shared: &[&str]) -> Vec<(std::path::PathBuf, TokenizerJson)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut paths: Vec<std::path::PathBuf> = std::fs::read_dir(root.join("tests/data/bpe"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().ends_with(".tokenizer.json"))
+        .collect();
+    for name in shared {
+        let path = root.join(format!(
+            "../shared/data/models/hf-tokenizer-json/{name}.tokenizer.json"
+        ));
+        if path.exists() {
+            paths.push(path);
+        } else {
+            eprintln!("SKIPPED {name}: {} is absent", path.display());
+        }
+    }
+    paths.sort();
+    paths
+        .into_iter()
+        .map(|p| {
+            let json = TokenizerJson::parse(&std::fs::read(&p).unwrap()).unwrap();
+            (p, json)
+        })
+        .collect()
+}
