@@ -194,8 +194,9 @@ impl<S: ShortSet> WordCache<S> {
 
     /// [`WordCache::claim`], then, the first time this cache holds `owner`'s results, fills
     /// it with `seeds` ([`PieceSeeds`]; not again while it remembers the owner, one of the last
-    /// 16 it seeded). The short tier first grows to its full size when the seeds would crowd it: seeded, it holds
-    /// a vocabulary besides the text's own pieces. About 1 ms for cl100k's 100 000 seeds.
+    /// 16 it seeded). The short tier first grows to its full size when the seeds would crowd
+    /// it: seeded, it holds a vocabulary besides the text's own pieces. About 1 ms for
+    /// cl100k's 100 000 seeds.
     #[inline]
     pub fn claim_seeded(&mut self, owner: usize, seeds: &PieceSeeds) {
         let was = self.owner.stamp();
