@@ -66,11 +66,6 @@ impl PieceSeeds {
         self.seeds.is_empty()
     }
 
-    /// The memory the seeds take (reported beside the caches').
-    pub fn bytes(&self) -> usize {
-        std::mem::size_of_val(&*self.seeds)
-    }
-
     /// Each seed as its key and its one token's id, in seeding order.
     pub(crate) fn iter(&self) -> impl Iterator<Item = (Key, u32)> + '_ {
         self.seeds
