@@ -28,6 +28,7 @@ pub mod bypass;
 pub mod key;
 pub mod long;
 pub mod owner;
+pub mod pair_memo;
 pub mod seeds;
 pub mod segment;
 pub mod short_entries;

@@ -16,6 +16,7 @@ use std::collections::HashMap;
 
 use simdtok_kernels::Kernels;
 
+use crate::cache::pair_memo::PairMemo;
 use crate::cache::segment as segment_cache;
 use crate::models::dense_ids::check_dense_ids;
 use crate::models::pair_cuts::PairCuts;
@@ -77,6 +78,8 @@ pub struct BpeScratch {
     /// The rank of each run length of the repeated byte, for [`ByteBpe::merge_long`].
     run_ranks: Vec<u32>,
     runs: Vec<Run>,
+    /// The pairs of tokens this thread joined, and the joins' ranks ([`PairMemo`]).
+    memo: PairMemo,
 }
 
 impl BpeScratch {
@@ -84,6 +87,7 @@ impl BpeScratch {
     #[inline]
     pub fn fit_budget(&mut self) {
         self.cut.fit_budget();
+        self.memo.fit(crate::cache::budget::in_force());
     }
 }
 
@@ -173,13 +177,19 @@ impl ByteBpe {
         grid
     }
 
-    /// The rank of the bytes `joined`, which are token `a`'s then token `b`'s.
+    /// The rank of the bytes `joined`, which are token `a`'s then token `b`'s (so a function
+    /// of the two ids: the thread's memo answers it when it can).
     #[inline(always)]
-    fn joined_rank(&self, a: u32, b: u32, joined: &[u8]) -> u32 {
+    fn joined_rank(&self, memo: &mut PairMemo, a: u32, b: u32, joined: &[u8]) -> u32 {
         if ((a | b) as usize) < GRID_IDS {
             self.grid[a as usize * GRID_IDS + b as usize]
         } else {
-            self.rank_or_none(joined)
+            memo.claim(self.model_id);
+            memo.get(a, b, |_, _| {
+                let rank = self.rank_or_none(joined);
+                (rank, rank)
+            })
+            .0
         }
     }
 
@@ -351,7 +361,7 @@ impl ByteBpe {
     fn merge_short(&self, piece: &[u8], scratch: &mut BpeScratch, out: &mut Vec<PieceToken>) {
         // parts[i] = (start, rank of merging part i with part i + 1, the part's own id): the
         // id of a merged part is the rank that merged it (a rank is an id).
-        let parts = &mut scratch.parts;
+        let BpeScratch { parts, memo, .. } = scratch;
         parts.clear();
         for w in piece.windows(2) {
             let start = parts.len() as u32;
@@ -363,10 +373,10 @@ impl ByteBpe {
         parts.push((piece.len() as u32, NONE, NONE));
         // The rank of merging part i (token a) with part i + 1 (token b) once it has absorbed
         // part i + 2: the bytes from part i to part i + 3.
-        let joined = |parts: &[(u32, u32, u32)], i: usize, a: u32, b: u32| {
+        let mut joined = |parts: &[(u32, u32, u32)], i: usize, a: u32, b: u32| {
             if i + 3 < parts.len() {
                 let bytes = &piece[parts[i].0 as usize..parts[i + 3].0 as usize];
-                self.joined_rank(a, b, bytes)
+                self.joined_rank(memo, a, b, bytes)
             } else {
                 NONE
             }
@@ -620,13 +630,21 @@ mod tests {
                 bpe.merge_long(&piece, &mut scratch, &mut long);
                 assert_eq!(short, long, "{:?}", String::from_utf8_lossy(&piece));
             }
-            for a in 0..GRID_IDS.min(bpe.len()) as u32 {
-                for b in 0..GRID_IDS.min(bpe.len()) as u32 {
-                    let (Some(x), Some(y)) = (bpe.token_bytes(a), bpe.token_bytes(b)) else {
-                        continue;
-                    };
-                    let joined = [x, y].concat();
-                    assert_eq!(bpe.joined_rank(a, b, &joined), bpe.rank_or_none(&joined));
+            // The grid's ids, and some above it (answered by the memo the second time).
+            let ids: Vec<u32> = (0..GRID_IDS.min(bpe.len()) as u32)
+                .chain((GRID_IDS as u32..bpe.len() as u32).step_by(7).take(64))
+                .collect();
+            let mut memo = PairMemo::default();
+            for _ in 0..2 {
+                for &a in &ids {
+                    for &b in &ids {
+                        let (Some(x), Some(y)) = (bpe.token_bytes(a), bpe.token_bytes(b)) else {
+                            continue;
+                        };
+                        let joined = [x, y].concat();
+                        let rank = bpe.joined_rank(&mut memo, a, b, &joined);
+                        assert_eq!(rank, bpe.rank_or_none(&joined));
+                    }
                 }
             }
         }

@@ -12,6 +12,7 @@ use simdtok_kernels::Kernels;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 
+use crate::cache::pair_memo::PairMemo;
 use crate::cache::segment as segment_cache;
 use crate::models::dense_ids::check_dense_ids;
 use crate::models::pair_cuts::PairCuts;
@@ -133,6 +134,8 @@ pub struct MergeScratch {
     parts: Vec<Part>,
     cut: CutBuffers,
     runs: Vec<Run>,
+    /// The pairs this thread looked up, and the answers ([`PairMemo`]).
+    memo: PairMemo,
 }
 
 impl MergeScratch {
@@ -140,6 +143,7 @@ impl MergeScratch {
     #[inline]
     pub fn fit_budget(&mut self) {
         self.cut.fit_budget();
+        self.memo.fit(crate::cache::budget::in_force());
     }
 }
 
@@ -513,7 +517,11 @@ impl MergesBpe {
                 (NONE, _) => out.extend([byte(piece[s]), byte(piece[s + 1])]),
                 (_, id) => out.push(PieceToken { id, len: 2 }),
             },
-            3 => self.merge_three([piece[s], piece[s + 1], piece[s + 2]], out),
+            3 => self.merge_three(
+                [piece[s], piece[s + 1], piece[s + 2]],
+                &mut scratch.memo,
+                out,
+            ),
             _ => buffers.cached_segment(self.model_id, &piece[s..e], out, |out| {
                 self.merge_bytes(&piece[s..e], scratch, out)
             }),
@@ -524,7 +532,7 @@ impl MergesBpe {
     /// are mostly of one or three bytes): the pair of lower rank merges first (the left one of
     /// equal ranks), then what it made with the third byte, if that is listed.
     #[inline]
-    fn merge_three(&self, [a, b, c]: [u8; 3], out: &mut Vec<PieceToken>) {
+    fn merge_three(&self, [a, b, c]: [u8; 3], memo: &mut PairMemo, out: &mut Vec<PieceToken>) {
         let byte = |x: u8| PieceToken {
             id: self.byte_ids[x as usize],
             len: 1,
@@ -539,13 +547,13 @@ impl MergesBpe {
                 id: made_left,
                 len: 2,
             };
-            (pair, self.merge_of(made_left, byte(c).id))
+            (pair, self.merge_memo(memo, made_left, byte(c).id))
         } else {
             let pair = PieceToken {
                 id: made_right,
                 len: 2,
             };
-            (pair, self.merge_of(byte(a).id, made_right))
+            (pair, self.merge_memo(memo, byte(a).id, made_right))
         };
         match whole {
             (NONE, _) if left <= right => out.extend([pair, byte(c)]),
@@ -597,7 +605,7 @@ impl MergesBpe {
                     new,
                 });
             }
-            return self.scan_merges(parts, out);
+            return self.scan_merges(parts, &mut scratch.memo, out);
         }
         scratch.ids.clear();
         scratch.lens.clear();
@@ -606,6 +614,23 @@ impl MergesBpe {
             .extend(piece.iter().map(|&b| self.byte_ids[b as usize]));
         scratch.lens.resize(piece.len(), 1);
         self.merge_symbols(scratch, out);
+    }
+
+    /// [`MergesBpe::merge_of`] through the thread's memo (which this model claims).
+    #[inline]
+    fn merge_memo(&self, memo: &mut PairMemo, left: u32, right: u32) -> (u32, u32) {
+        if ((left | right) as usize) < GRID_IDS {
+            return self.grid[left as usize * GRID_IDS + right as usize];
+        }
+        memo.claim(self.model_id);
+        memo.get(left, right, |left, right| self.merge_of(left, right))
+    }
+
+    /// [`MergesBpe::listed`] through the thread's memo.
+    #[inline]
+    fn listed_memo(&self, memo: &mut PairMemo, left: u32, right: u32) -> Option<(u32, u32)> {
+        let merge = self.merge_memo(memo, left, right);
+        (merge.0 != NONE).then_some(merge)
     }
 
     /// The listed merge of `left` then `right`: `(rank, merged id)`, or `(NONE, NONE)`.
@@ -661,22 +686,26 @@ impl MergesBpe {
     /// leftmost of equal ranks: the order the reference's heap pops them in.
     fn merge_short(&self, scratch: &mut MergeScratch, out: &mut Vec<PieceToken>) {
         let MergeScratch {
-            ids, lens, parts, ..
+            ids,
+            lens,
+            parts,
+            memo,
+            ..
         } = scratch;
         parts.clear();
         for (i, (&id, &len)) in ids.iter().zip(lens.iter()).enumerate() {
             let (rank, new) = match ids.get(i + 1) {
-                Some(&right) => self.merge_of(id, right),
+                Some(&right) => self.merge_memo(memo, id, right),
                 None => (NONE, NONE),
             };
             parts.push(Part { id, len, rank, new });
         }
-        self.scan_merges(parts, out);
+        self.scan_merges(parts, memo, out);
     }
 
     /// Merges `parts` (each with its pair's merge), the lowest rank first, the leftmost of equal
     /// ranks, and appends the resulting tokens to `out`.
-    fn scan_merges(&self, parts: &mut Vec<Part>, out: &mut Vec<PieceToken>) {
+    fn scan_merges(&self, parts: &mut Vec<Part>, memo: &mut PairMemo, out: &mut Vec<PieceToken>) {
         loop {
             let mut min = (NONE, 0usize);
             for (i, p) in parts.iter().enumerate() {
@@ -691,7 +720,7 @@ impl MergesBpe {
             let right = parts.remove(i + 1);
             let id = parts[i].new;
             let (rank, new) = match parts.get(i + 1) {
-                Some(next) => self.merge_of(id, next.id),
+                Some(next) => self.merge_memo(memo, id, next.id),
                 None => (NONE, NONE),
             };
             parts[i] = Part {
@@ -701,7 +730,8 @@ impl MergesBpe {
                 new,
             };
             if i > 0 {
-                (parts[i - 1].rank, parts[i - 1].new) = self.merge_of(parts[i - 1].id, parts[i].id);
+                (parts[i - 1].rank, parts[i - 1].new) =
+                    self.merge_memo(memo, parts[i - 1].id, parts[i].id);
             }
         }
         out.extend(parts.iter().map(|p| PieceToken {
@@ -718,6 +748,7 @@ impl MergesBpe {
             next,
             prev,
             heap,
+            memo,
             ..
         } = scratch;
         let n = ids.len();
@@ -727,7 +758,7 @@ impl MergesBpe {
         next.extend(1..=n as u32);
         prev.extend((0..n as u32).map(|i| i.wrapping_sub(1)));
         for i in 0..n.saturating_sub(1) {
-            if let Some((rank, new)) = self.listed(ids[i], ids[i + 1]) {
+            if let Some((rank, new)) = self.listed_memo(memo, ids[i], ids[i + 1]) {
                 heap.push(rank, i as u32, new);
             }
         }
@@ -741,7 +772,7 @@ impl MergesBpe {
                 continue;
             }
             // Expired: the pair at `pos` is not the one this entry was made for.
-            match self.listed(ids[p], ids[right]) {
+            match self.listed_memo(memo, ids[p], ids[right]) {
                 Some((_, id)) if id == new => {}
                 _ => continue,
             }
@@ -755,12 +786,12 @@ impl MergesBpe {
             }
             let before = prev[p];
             if before != u32::MAX
-                && let Some((rank, id)) = self.listed(ids[before as usize], new)
+                && let Some((rank, id)) = self.listed_memo(memo, ids[before as usize], new)
             {
                 heap.push(rank, before, id);
             }
             if (after as usize) < n
-                && let Some((rank, id)) = self.listed(new, ids[after as usize])
+                && let Some((rank, id)) = self.listed_memo(memo, new, ids[after as usize])
             {
                 heap.push(rank, pos, id);
             }
@@ -910,7 +941,7 @@ mod tests {
                     }
                 }
                 let mut out = Vec::new();
-                bpe.merge_three(*b"abc", &mut out);
+                bpe.merge_three(*b"abc", &mut PairMemo::default(), &mut out);
                 let got: Vec<u32> = out.iter().map(|t| t.id).collect();
                 assert_eq!(got, unit, "{merges:?}, three bytes");
             }
