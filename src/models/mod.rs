@@ -1,6 +1,7 @@
 //! Segmentation algorithms over a vocabulary, independent of the file a model came from.
 
 pub mod byte_bpe;
+pub mod char_ids;
 pub mod dense_ids;
 pub mod merges_bpe;
 pub mod pair_cuts;

@@ -11,6 +11,7 @@ use simdtok_kernels::Kernels;
 
 use crate::cache::segment as segment_cache;
 use crate::cache::word::{self as word_cache, Key, PieceSeeds, WordCache};
+use crate::models::char_ids::CharIds;
 use crate::models::merges_bpe::{MergeScratch, MergesBpe};
 use crate::models::safe_cuts::{CutBuffers, SafeCuts};
 use crate::models::self_merges::SelfMerges;
@@ -119,6 +120,8 @@ pub struct HfSpmBpe {
     /// Per entry: whether a word that is exactly the entry merges into it (learnt at load):
     /// such a word seen for the first time costs a probe instead of a merge.
     whole_entries: SelfMerges,
+    /// Each character's entry, for the merges' starting symbols.
+    char_ids: CharIds,
     cache_owner: usize,
     /// What a thread's word cache starts with: the whole entries ([`PieceSeeds`]).
     seeds: PieceSeeds,
@@ -199,8 +202,10 @@ impl HfSpmBpe {
             )
         });
         let whole_entries = SelfMerges::new(bpe.len());
+        let char_ids = CharIds::new(|c| bpe.bytes_id(c));
         let pipeline = HfSpmBpe {
             whole_entries,
+            char_ids,
             part_cuts,
             bpe,
             normalizer,
@@ -570,7 +575,7 @@ impl HfSpmBpe {
             let s = c.encode_utf8(&mut buf).as_bytes();
             let entry = match last {
                 Some((prev, id)) if prev == c => id,
-                _ => self.bpe.bytes_id(s),
+                _ => self.char_ids.get(c, s, |s| self.bpe.bytes_id(s)),
             };
             last = Some((c, entry));
             if let Some(id) = entry {
