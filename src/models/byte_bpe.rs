@@ -238,7 +238,7 @@ impl ByteBpe {
             self.merge(piece, scratch, out);
         } else if self.merge_clusters(piece, true, scratch, out) {
             // Merged cluster by cluster.
-        } else if !SafeCuts::has_candidate(piece)
+        } else if !SafeCuts::cuts_pay(piece, SHORT_PIECE)
             || (piece.len() <= SHORT_PIECE
                 && SafeCuts::few_pairs_merge(piece, |a, b| {
                     self.pair_ranks[(a as usize) << 8 | b as usize] != NONE

@@ -431,7 +431,7 @@ impl MergesBpe {
         if piece.len() > CUT_ABOVE && self.merge_clusters(piece, true, scratch, out) {
             // Merged cluster by cluster.
         } else if piece.len() <= CUT_ABOVE
-            || !SafeCuts::has_candidate(piece)
+            || !SafeCuts::cuts_pay(piece, SHORT)
             || (piece.len() <= SHORT
                 && SafeCuts::few_pairs_merge(piece, |a, b| {
                     self.byte_pairs[(a as usize) << 8 | b as usize].0 != NONE

@@ -135,6 +135,17 @@ impl SafeCuts {
         (1..piece.len()).any(|i| is_cut_candidate(piece, i))
     }
 
+    /// Whether looking for `piece`'s cuts pays before merging it: it has a candidate and a
+    /// character of three or four bytes (CJK, Hangul, kana: nearly every other pair of
+    /// characters ends a token, and the segments repeat). A word of two-byte characters
+    /// (Cyrillic, Greek, Arabic, Hebrew) of at most `whole_up_to` bytes is merged whole: its
+    /// few tokens cost fewer lookups than the trie walks that would find its cuts.
+    #[inline]
+    pub fn cuts_pay(piece: &[u8], whole_up_to: usize) -> bool {
+        Self::has_candidate(piece)
+            && (piece.len() > whole_up_to || piece.iter().any(|&b| b >= 0xE0))
+    }
+
     /// The cut finder of a vocabulary: every token's id and bytes. Cheap (one pass over the
     /// non-ASCII tokens, done with the model's load); the tries are built when first needed,
     /// from the same bytes (`token` in [`SafeCuts::segments`]).
@@ -367,6 +378,21 @@ mod tests {
         assert!(!SafeCuts::has_candidate("│Reorganization".as_bytes()));
         assert!(!SafeCuts::has_candidate("日a本".as_bytes()));
         assert!(!SafeCuts::has_candidate(b""));
+    }
+
+    #[test]
+    fn cuts_pay_for_wide_characters_and_long_words_only() {
+        let pays = |s: &str| SafeCuts::cuts_pay(s.as_bytes(), 48);
+        assert!(pays("日本語の文章"));
+        assert!(pays("한국어"));
+        assert!(pays("Привет日本"), "a wide character anywhere");
+        assert!(
+            !pays("Превосходительство"),
+            "34 bytes of Cyrillic: merged whole"
+        );
+        assert!(pays(&"Превосходительство".repeat(2)), "68 bytes: cut");
+        assert!(!pays("日a本"), "no candidate");
+        assert!(!pays("Reorganization"));
     }
 
     #[test]

@@ -161,6 +161,8 @@ pub const SPACE_UTF8: &str = "\u{2581}";
 /// Words longer than this with two non-ASCII characters in a row are cut at their safe cuts
 /// before merging.
 const CUT_ABOVE: usize = 16;
+/// Words of two-byte characters up to this long are merged whole ([`SafeCuts::cuts_pay`]).
+const WHOLE_UP_TO: usize = 48;
 
 thread_local! {
     static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
@@ -519,7 +521,7 @@ impl HfSpmBpe {
             }
             (None, Some(cuts))
                 if word.len() > CUT_ABOVE
-                    && SafeCuts::has_candidate(word)
+                    && SafeCuts::cuts_pay(word, WHOLE_UP_TO)
                     && !only_spaces_beyond_ascii(word) =>
             {
                 cuts.segments(self.kernels, word, segments, |id| {
