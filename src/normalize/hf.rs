@@ -134,11 +134,17 @@ impl Precompiled {
     /// The (character, change) list of `text` (the reference's `normalize`).
     fn chars(&self, text: &str, chars: &mut Vec<(char, isize)>) {
         for grapheme in text.graphemes(true) {
-            if grapheme.len() < 6
-                && let Some(norm) = self.transform(grapheme)
-            {
-                precompiled_replace(chars, grapheme, norm);
-                continue;
+            if grapheme.len() < 6 {
+                if let Some(norm) = self.transform(grapheme) {
+                    precompiled_replace(chars, grapheme, norm);
+                    continue;
+                }
+                // A cluster of one character was just looked up as that character.
+                let mut it = grapheme.chars();
+                if let (Some(c), None) = (it.next(), it.next()) {
+                    chars.push((c, 0));
+                    continue;
+                }
             }
             for (i, c) in grapheme.char_indices() {
                 let part = &grapheme[i..i + c.len_utf8()];
