@@ -322,7 +322,8 @@ impl CharsMap {
     /// first result of its common-prefix search; `None` when no rule is (or its offset points
     /// outside the blob).
     pub(crate) fn shortest(&self, kernels: &Kernels, chunk: &[u8]) -> Option<&[u8]> {
-        let key = &chunk[..memchr::memchr(0, chunk).unwrap_or(chunk.len())];
+        // Chunks are a few bytes (a cluster, a character): a plain scan, not memchr's setup.
+        let key = &chunk[..chunk.iter().position(|&b| b == 0).unwrap_or(chunk.len())];
         let mut first = None;
         kernels.trie_prefix_walk(&self.trie, key, |_, value| {
             first.get_or_insert(value);
