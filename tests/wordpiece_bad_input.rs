@@ -61,10 +61,19 @@ fn unsupported_components_are_named() {
     let msg = load_json(&json).unwrap_err().to_string();
     assert!(msg.contains("[PAD]") && msg.contains("normalized"), "{msg}");
     let mut json = minilm();
+    json["model"]["type"] = "WordLevel".into();
+    let e = load_json(&json).unwrap_err();
+    assert!(
+        matches!(e, Error::Unsupported { .. }) && e.to_string().contains("WordLevel"),
+        "{e}"
+    );
+    // A Unigram model is read now: WordPiece's vocabulary (an object) is not its list of
+    // `[piece, score]` pairs.
+    let mut json = minilm();
     json["model"]["type"] = "Unigram".into();
     let e = load_json(&json).unwrap_err();
     assert!(
-        matches!(e, Error::Unsupported { .. }) && e.to_string().contains("Unigram"),
+        matches!(e, Error::Model { .. }) && e.to_string().contains("model.vocab"),
         "{e}"
     );
 }

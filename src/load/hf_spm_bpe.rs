@@ -24,11 +24,11 @@ use crate::pretokenize::chain::{Behavior, Chain, Matcher, Stage};
 
 /// The `Metaspace` pre-tokenizer (`replacement` `▁`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Metaspace {
+pub(crate) struct Metaspace {
     /// `prepend_scheme`: `Some(true)` always, `Some(false)` first, `None` never.
-    prepend: Option<bool>,
+    pub(crate) prepend: Option<bool>,
     /// Each `▁` starts a new pre-token (`split`).
-    split: bool,
+    pub(crate) split: bool,
 }
 
 /// Whether the file looks like a SentencePiece-style BPE (it has `▁` in its normalizer or
@@ -121,7 +121,7 @@ fn split_chain(splits: Vec<StageSpec>, kernels: &'static Kernels) -> Result<Opti
 
 /// A `Metaspace` pre-tokenizer or decoder (any other pre-tokenizer is an error): its
 /// `prepend_scheme` (or, in older files, `add_prefix_space`) and `split` (default `true`).
-fn metaspace_of(v: &Value) -> Result<Metaspace, String> {
+pub(crate) fn metaspace_of(v: &Value) -> Result<Metaspace, String> {
     let kind = v.get("type").and_then(Value::as_str).unwrap_or("?");
     if kind != "Metaspace" {
         return Err(format!(
@@ -147,7 +147,7 @@ fn metaspace_of(v: &Value) -> Result<Metaspace, String> {
     })
 }
 
-fn decoder_steps(json: &TokenizerJson) -> Result<Vec<DecodeStep>, String> {
+pub(crate) fn decoder_steps(json: &TokenizerJson) -> Result<Vec<DecodeStep>, String> {
     let Some(d) = json.component("decoder") else {
         return Ok(Vec::new());
     };

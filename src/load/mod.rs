@@ -3,7 +3,7 @@
 //! [`detect`] tells the file formats apart; one module per format parses it into the parts a
 //! tokenizer is built from ([`spm_proto`], [`tiktoken`], [`tokenizer_json`], [`vocab_txt`]); one
 //! module per pipeline builds that pipeline from the parsed parts ([`bert`], [`hf_bpe`],
-//! [`hf_spm_bpe`], [`hf_char_bpe`]); `open` ties them together. A new model family is one arm
+//! [`hf_spm_bpe`], [`hf_char_bpe`], [`hf_unigram`]); `open` ties them together. A new model family is one arm
 //! here.
 
 pub mod bert;
@@ -12,6 +12,7 @@ pub mod document_tokens;
 pub mod hf_bpe;
 pub mod hf_char_bpe;
 pub mod hf_spm_bpe;
+pub mod hf_unigram;
 pub mod spm_proto;
 pub mod tiktoken;
 pub mod tokenizer_json;
@@ -105,6 +106,12 @@ fn open_pipeline(
                     let bpe = hf_char_bpe::from_tokenizer_json(&json, options, kernels)
                         .map_err(|reason| model_error(&shown, reason))?;
                     Box::new(bpe)
+                }
+                "Unigram" => {
+                    refuse_options(&shown, "tokenizer.json", options, false)?;
+                    let unigram = hf_unigram::from_tokenizer_json(&json, options, kernels)
+                        .map_err(|reason| model_error(&shown, reason))?;
+                    Box::new(unigram)
                 }
                 "BPE" => {
                     return Err(Error::Unsupported {

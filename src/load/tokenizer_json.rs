@@ -2,11 +2,14 @@
 //! `type`. Each component simdtok implements is read into its options here; any other is an
 //! error naming it — never a silent difference.
 
+use std::sync::Arc;
+
 use serde_json::{Map, Value};
+use simdtok_kernels::Kernels;
 
 use crate::models::dense_ids::check_dense_ids;
 use crate::normalize::bert::BertNormalizer;
-use crate::normalize::hf::{Normalizer, Pattern, Step};
+use crate::normalize::hf::{Normalizer, Pattern, Precompiled, Step};
 use crate::pipeline::added_tokens::AddedToken;
 use crate::pipeline::wordpiece::WordPieceDecoder;
 use crate::pretokenize::chain::Behavior;
@@ -241,7 +244,18 @@ impl TokenizerJson {
     pub fn bpe_normalizer(&self) -> Result<Normalizer, String> {
         let mut steps = Vec::new();
         if let Some(n) = self.component("normalizer") {
-            normalizer_steps(n, &mut steps)?;
+            normalizer_steps(n, &mut steps, None)?;
+        }
+        Ok(Normalizer::new(steps))
+    }
+
+    /// The normalizer of a Unigram file: [`TokenizerJson::bpe_normalizer`]'s steps and
+    /// `Precompiled` (its charsmap read as SentencePiece's normalizer reads it, applied as
+    /// `tokenizers` applies it: [`Precompiled`]).
+    pub fn unigram_normalizer(&self, kernels: &'static Kernels) -> Result<Normalizer, String> {
+        let mut steps = Vec::new();
+        if let Some(n) = self.component("normalizer") {
+            normalizer_steps(n, &mut steps, Some(kernels))?;
         }
         Ok(Normalizer::new(steps))
     }
@@ -578,8 +592,13 @@ fn template_single(p: &Value) -> Result<SingleTemplate, String> {
     Ok(out)
 }
 
-/// Appends the steps of normalizer `n` to `steps`.
-fn normalizer_steps(n: &Value, steps: &mut Vec<Step>) -> Result<(), String> {
+/// Appends the steps of normalizer `n` to `steps`; `Precompiled` only with `kernels` (the
+/// models whose pipelines take it).
+fn normalizer_steps(
+    n: &Value,
+    steps: &mut Vec<Step>,
+    kernels: Option<&'static Kernels>,
+) -> Result<(), String> {
     let text = |name: &str| -> Result<String, String> {
         n.get(name)
             .and_then(Value::as_str)
@@ -598,7 +617,7 @@ fn normalizer_steps(n: &Value, steps: &mut Vec<Step>) -> Result<(), String> {
                 .and_then(Value::as_array)
                 .ok_or("normalizer.normalizers is not a list")?
             {
-                normalizer_steps(m, steps)?;
+                normalizer_steps(m, steps, kernels)?;
             }
             return Ok(());
         }
@@ -632,11 +651,38 @@ fn normalizer_steps(n: &Value, steps: &mut Vec<Step>) -> Result<(), String> {
             };
             Step::Replace(pattern, text("content")?)
         }
+        "Precompiled" if kernels.is_some() => {
+            let blob = match n.get("precompiled_charsmap") {
+                Some(Value::String(s)) => {
+                    use base64::Engine as _;
+                    base64::engine::general_purpose::STANDARD
+                        .decode(s)
+                        .map_err(|e| {
+                            format!(
+                                "normalizer Precompiled: precompiled_charsmap is not base64: {e}"
+                            )
+                        })?
+                }
+                _ => {
+                    return Err(
+                        "normalizer Precompiled: precompiled_charsmap is missing or not a string"
+                            .into(),
+                    );
+                }
+            };
+            let p = Precompiled::new(&blob, kernels.expect("checked"))
+                .map_err(|e| format!("normalizer Precompiled: {e}"))?;
+            Step::Precompiled(Arc::new(p))
+        }
         other => {
             return Err(unsupported(
                 "normalizer",
                 other,
-                "NFC, NFD, NFKC, NFKD, Lowercase, Prepend, Strip, Replace, Sequence",
+                if kernels.is_some() {
+                    "NFC, NFD, NFKC, NFKD, Lowercase, Prepend, Strip, Replace, Precompiled, Sequence"
+                } else {
+                    "NFC, NFD, NFKC, NFKD, Lowercase, Prepend, Strip, Replace, Sequence"
+                },
             ));
         }
     };

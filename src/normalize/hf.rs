@@ -12,9 +12,14 @@
 //! of text with no capitals, a `Replace` with no match, cost one scan and no copy. Without
 //! offsets, no spans are built at all.
 
+use std::sync::Arc;
+
+use simdtok_kernels::Kernels;
 use unicode_normalization_alignments::UnicodeNormalization;
+use unicode_segmentation::UnicodeSegmentation;
 
 use crate::normalize::nfc;
+use crate::normalize::spm::CharsMap;
 
 /// What a `Replace` replaces.
 #[derive(Debug, Clone)]
@@ -74,6 +79,100 @@ pub enum Step {
     MetaspacePrepend {
         always: bool,
     },
+    /// `Precompiled`: a SentencePiece charsmap, applied as `tokenizers` applies it (see
+    /// [`Precompiled`]), not as SentencePiece does.
+    Precompiled(Arc<Precompiled>),
+}
+
+/// The `Precompiled` normalizer: the charsmap of a SentencePiece model (read by the same code as
+/// SentencePiece's normalizer, [`CharsMap`]), applied as `tokenizers` 0.23 does it, which is
+/// not SentencePiece's longest match over the text: the text is cut into extended grapheme
+/// clusters; a cluster of fewer than 6 bytes that starts with a rule is replaced *whole* by the
+/// replacement of the *shortest* such rule (so `"\r\n"` becomes what `"\r"` becomes, the
+/// `\n` lost, and `"Ａ\u{301}"` what `"Ａ"` becomes); any other cluster is looked up one
+/// character at a time. Each replacement's alignment follows the reference's (change 0 for its
+/// characters, the last ones inserted, or the last one removing the rest).
+#[derive(Debug)]
+pub struct Precompiled {
+    map: CharsMap,
+    /// ASCII bytes no rule starts with: text of only these is left alone.
+    inert_ascii: [bool; 128],
+    kernels: &'static Kernels,
+}
+
+impl Precompiled {
+    /// The normalizer of the charsmap `blob`; its replacements must be UTF-8 (the reference
+    /// refuses the file otherwise).
+    pub fn new(blob: &[u8], kernels: &'static Kernels) -> Result<Precompiled, String> {
+        let map = CharsMap::parse(blob)?;
+        if std::str::from_utf8(map.replacements()).is_err() {
+            return Err("normalizer Precompiled: the charsmap's replacements are not UTF-8".into());
+        }
+        let mut inert_ascii = [false; 128];
+        for (b, inert) in inert_ascii.iter_mut().enumerate() {
+            *inert = !map.starts_with_byte(b as u8);
+        }
+        Ok(Precompiled {
+            map,
+            inert_ascii,
+            kernels,
+        })
+    }
+
+    /// The replacement of `chunk`, when a rule starts it (`Precompiled::transform`).
+    fn transform(&self, chunk: &str) -> Option<&str> {
+        let r = self.map.shortest(self.kernels, chunk.as_bytes())?;
+        std::str::from_utf8(r).ok()
+    }
+
+    /// Whether it may change `text`.
+    fn changes(&self, text: &str) -> bool {
+        text.bytes()
+            .any(|b| b >= 0x80 || !self.inert_ascii[b as usize])
+    }
+
+    /// The (character, change) list of `text` (the reference's `normalize`).
+    fn chars(&self, text: &str, chars: &mut Vec<(char, isize)>) {
+        for grapheme in text.graphemes(true) {
+            if grapheme.len() < 6 {
+                if let Some(norm) = self.transform(grapheme) {
+                    precompiled_replace(chars, grapheme, norm);
+                    continue;
+                }
+                // A cluster of one character was just looked up as that character.
+                let mut it = grapheme.chars();
+                if let (Some(c), None) = (it.next(), it.next()) {
+                    chars.push((c, 0));
+                    continue;
+                }
+            }
+            for (i, c) in grapheme.char_indices() {
+                let part = &grapheme[i..i + c.len_utf8()];
+                match self.transform(part) {
+                    Some(norm) => precompiled_replace(chars, part, norm),
+                    None => chars.push((c, 0)),
+                }
+            }
+        }
+    }
+}
+
+/// The reference's `replace` of the `Precompiled` normalizer: `new`'s characters with change 0,
+/// then the last ones marked inserted when it is longer than `old`, or the last character so
+/// far (which may be an earlier one when `new` is empty) removing the difference when shorter.
+fn precompiled_replace(chars: &mut Vec<(char, isize)>, old: &str, new: &str) {
+    let diff = new.chars().count() as isize - old.chars().count() as isize;
+    chars.extend(new.chars().map(|c| (c, 0)));
+    if diff > 0 {
+        let n = chars.len();
+        for entry in &mut chars[n - diff as usize..] {
+            entry.1 = 1;
+        }
+    } else if diff < 0
+        && let Some(last) = chars.last_mut()
+    {
+        last.1 += diff;
+    }
 }
 
 /// A list of normalizers, applied in order.
@@ -151,7 +250,9 @@ impl Normalizer {
             Step::Nfc | Step::Nfd | Step::Nfkc | Step::Nfkd | Step::Lowercase => true,
             Step::Replace(Pattern::Literal(from), _) => from.chars().count() == 1,
             Step::Prepend(_) | Step::MetaspacePrepend { .. } => true,
-            Step::Replace(Pattern::Regex(_), _) | Step::Strip { .. } => false,
+            Step::Replace(Pattern::Regex(_), _) | Step::Strip { .. } | Step::Precompiled(_) => {
+                false
+            }
         })
     }
 
@@ -235,6 +336,7 @@ impl Step {
             Step::MetaspacePrepend { always } => {
                 (*always || base == 0) && !text.is_empty() && !text.starts_with('\u{2581}')
             }
+            Step::Precompiled(p) => p.changes(text),
         }
     }
 
@@ -286,6 +388,7 @@ impl Step {
                 }
             }
             Step::Replace(from, to) => return replace(input, from, to, base, offsets, out),
+            Step::Precompiled(p) => p.chars(text, chars),
             Step::Prepend(_) | Step::MetaspacePrepend { .. } => {
                 let prefix = match self {
                     Step::Prepend(prefix) => prefix.as_str(),

@@ -279,14 +279,18 @@ fn rule_node(trie: &DoubleArray, bytes: &[u8]) -> RulePath {
 }
 
 /// The precompiled character map: `<u32 trie size><double array><NUL-terminated replacements>`.
+/// SentencePiece's normalizer reads it here, and so does a `tokenizer.json`'s `Precompiled`
+/// normalizer ([`crate::normalize::hf`]), which looks it up differently
+/// ([`CharsMap::shortest`]).
 #[derive(Debug)]
-struct CharsMap {
+pub(crate) struct CharsMap {
     trie: DoubleArray,
     replacements: Vec<u8>,
 }
 
 impl CharsMap {
-    fn parse(blob: &[u8]) -> Result<CharsMap, String> {
+    /// Parses the blob (`precompiled_charsmap`).
+    pub(crate) fn parse(blob: &[u8]) -> Result<CharsMap, String> {
         if blob.len() <= 4 {
             return Err("the precompiled charsmap is truncated".into());
         }
@@ -301,6 +305,30 @@ impl CharsMap {
             trie,
             replacements: rest[trie_size..].to_vec(),
         })
+    }
+
+    /// The replacements blob (NUL-terminated strings).
+    pub(crate) fn replacements(&self) -> &[u8] {
+        &self.replacements
+    }
+
+    /// Whether some rule starts with byte `b`.
+    pub(crate) fn starts_with_byte(&self, b: u8) -> bool {
+        self.trie.child(TrieNode::ROOT, b).is_some()
+    }
+
+    /// The replacement of the *shortest* rule that is a prefix of `chunk` (read up to its first
+    /// NUL), as `tokenizers`' `Precompiled::transform` (the crate `spm_precompiled`) takes the
+    /// first result of its common-prefix search; `None` when no rule is (or its offset points
+    /// outside the blob).
+    pub(crate) fn shortest(&self, kernels: &Kernels, chunk: &[u8]) -> Option<&[u8]> {
+        // Chunks are a few bytes (a cluster, a character): a plain scan, not memchr's setup.
+        let key = &chunk[..chunk.iter().position(|&b| b == 0).unwrap_or(chunk.len())];
+        let mut first = None;
+        kernels.trie_prefix_walk(&self.trie, key, |_, value| {
+            first.get_or_insert(value);
+        });
+        self.replacement(first?)
     }
 
     /// The replacement at `offset`: up to the next NUL (or the end of the blob). `None` for an

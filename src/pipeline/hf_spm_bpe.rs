@@ -640,34 +640,39 @@ impl HfSpmBpe {
                 tokens.push(t.to_string());
             }
         }
-        for step in &self.decoder {
-            tokens = match step {
-                DecodeStep::Replace(from, to) => tokens
-                    .into_iter()
-                    .map(|t| t.replace(from.as_str(), to))
-                    .collect(),
-                DecodeStep::Fuse => vec![tokens.concat()],
-                DecodeStep::Strip {
-                    content,
-                    start,
-                    stop,
-                } => tokens
-                    .into_iter()
-                    .map(|t| strip(&t, *content, *start, *stop))
-                    .collect(),
-                DecodeStep::ByteFallback => byte_fallback(tokens),
-                DecodeStep::Metaspace { prepend } => tokens
-                    .into_iter()
-                    .enumerate()
-                    .map(|(i, t)| {
-                        let space = if i == 0 && *prepend { "" } else { " " };
-                        t.replace(SPACE, space)
-                    })
-                    .collect(),
-            };
-        }
-        Ok(tokens.concat())
+        Ok(decode_steps(&self.decoder, tokens))
     }
+}
+
+/// The text the decoder `steps` make of `tokens` (the ids' strings, special tokens left out).
+pub(crate) fn decode_steps(decoder: &[DecodeStep], mut tokens: Vec<String>) -> String {
+    for step in decoder {
+        tokens = match step {
+            DecodeStep::Replace(from, to) => tokens
+                .into_iter()
+                .map(|t| t.replace(from.as_str(), to))
+                .collect(),
+            DecodeStep::Fuse => vec![tokens.concat()],
+            DecodeStep::Strip {
+                content,
+                start,
+                stop,
+            } => tokens
+                .into_iter()
+                .map(|t| strip(&t, *content, *start, *stop))
+                .collect(),
+            DecodeStep::ByteFallback => byte_fallback(tokens),
+            DecodeStep::Metaspace { prepend } => tokens
+                .into_iter()
+                .enumerate()
+                .map(|(i, t)| {
+                    let space = if i == 0 && *prepend { "" } else { " " };
+                    t.replace(SPACE, space)
+                })
+                .collect(),
+        };
+    }
+    tokens.concat()
 }
 
 /// Where a word may start at a `▁` that follows another character: after any byte but those

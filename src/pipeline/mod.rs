@@ -11,6 +11,7 @@ pub(crate) mod cuts;
 pub mod hf_bpe;
 pub mod hf_char_bpe;
 pub mod hf_spm_bpe;
+pub mod hf_unigram;
 pub(crate) mod sink;
 pub mod spm;
 mod template;

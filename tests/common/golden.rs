@@ -130,10 +130,22 @@ pub fn model_path(header: &Value) -> Result<PathBuf, String> {
 }
 
 /// The file a golden's location names (`repo:PATH` in the repository, `shared:PATH` in
-/// `../shared/data`), if available here.
+/// `../shared/data`, `local:PATH` in the repository's tree but not committed: made by a script,
+/// absent until it runs), if available here.
 pub fn location_path(location: &str) -> Result<PathBuf, String> {
     if let Some(rel) = location.strip_prefix("repo:") {
         return Ok(Path::new(env!("CARGO_MANIFEST_DIR")).join(rel));
+    }
+    if let Some(rel) = location.strip_prefix("local:") {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(rel);
+        return if path.exists() {
+            Ok(path)
+        } else {
+            Err(format!(
+                "{rel} is absent (not committed: scripts/make-unigram-tokenizer-json.py makes it \
+                 from ../shared/data)"
+            ))
+        };
     }
     let rel = location.strip_prefix("shared:").expect("repo: or shared:");
     let data = shared_data().ok_or_else(|| {

@@ -23,6 +23,7 @@
 
 mod first_char;
 pub mod guard;
+pub mod hf;
 mod part;
 mod sink;
 #[cfg(test)]
