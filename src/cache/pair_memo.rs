@@ -100,7 +100,7 @@ mod tests {
 
     /// A made-up merges list: pairs with an even sum are listed.
     fn listed(a: u32, b: u32) -> (u32, u32) {
-        if a.wrapping_add(b) % 2 == 0 {
+        if a.wrapping_add(b).is_multiple_of(2) {
             (a ^ b, a.wrapping_add(b))
         } else {
             (u32::MAX, u32::MAX)
