@@ -85,7 +85,7 @@ pub enum Step {
 }
 
 /// The `Precompiled` normalizer: the charsmap of a SentencePiece model (read by the same code as
-/// SentencePiece's normalizer, [`CharsMap`]), applied as `tokenizers` 0.23 does it, which is
+/// SentencePiece's normalizer, `CharsMap`), applied as `tokenizers` 0.23 does it, which is
 /// not SentencePiece's longest match over the text: the text is cut into extended grapheme
 /// clusters; a cluster of fewer than 6 bytes that starts with a rule is replaced *whole* by the
 /// replacement of the *shortest* such rule (so `"\r\n"` becomes what `"\r"` becomes, the
