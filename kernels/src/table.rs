@@ -403,6 +403,13 @@ impl Kernels {
         scalar::trie::walk_any_from(da, from, key, on_match)
     }
 
+    /// The longest key of `da` that is a prefix of `key` (one value load, for the last key
+    /// passed; the same on every tier, as [`Kernels::trie_prefix_search`] says why).
+    #[inline(always)]
+    pub fn trie_longest_prefix(&self, da: &DoubleArray, key: &[u8]) -> Option<TrieMatch> {
+        scalar::trie::longest_prefix(da, key)
+    }
+
     /// Prefix searches of `text` from each of `starts`. Each start keeps at most `stride` matches
     /// (`da.max_key_len()` is always enough; the count is exact anyway). The same on every tier
     /// (see [`Kernels::trie_prefix_search`]).

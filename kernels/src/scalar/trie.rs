@@ -117,6 +117,53 @@ pub fn walk_any_from(
     }
 }
 
+/// The longest key of `da` that is a prefix of `key`, if any. The walk loads a leaf's value
+/// only for the last leaf it passed (one load where [`walk_any`] makes one per match: a value
+/// lives in another block of the array than its node, so each is a cache miss in a large trie).
+#[inline(always)]
+pub fn longest_prefix(da: &DoubleArray, key: &[u8]) -> Option<TrieMatch> {
+    let units = da.units();
+    let mut pos = unit::offset(units[0]) as usize;
+    // The base of the last node a key ended at, and the key's length.
+    let mut leaf = None;
+    if da.is_compact() {
+        for (i, &c) in key.iter().enumerate() {
+            pos ^= c as usize;
+            // SAFETY: as in `walk_compact_from`: a compact array is whole 256-unit blocks, the
+            // root's base and every matched node's base lie in allocated blocks, and XOR with a
+            // byte keeps `pos` in its block.
+            let u = unsafe { *units.get_unchecked(pos) };
+            if unit::label(u) != c as u32 {
+                break;
+            }
+            pos ^= (u >> 10) as usize;
+            if unit::has_leaf(u) {
+                leaf = Some((pos, i as u32 + 1));
+            }
+        }
+    } else {
+        for (i, &c) in key.iter().enumerate() {
+            pos ^= c as usize;
+            let Some(&u) = units.get(pos) else { break };
+            if unit::label(u) != c as u32 {
+                break;
+            }
+            pos ^= unit::offset(u) as usize;
+            if unit::has_leaf(u) {
+                leaf = Some((pos, i as u32 + 1));
+            }
+        }
+    }
+    let (at, len) = leaf?;
+    // A leaf's value unit is at its node's base: in bounds in a compact array (the base lies in
+    // an allocated block), checked otherwise.
+    let &v = units.get(at)?;
+    Some(TrieMatch {
+        len,
+        value: unit::value(v),
+    })
+}
+
 /// Appends to `out` every key of `da` that is a prefix of `key`, shortest first; returns how many.
 pub fn prefix_search(da: &DoubleArray, key: &[u8], out: &mut Vec<TrieMatch>) -> usize {
     let before = out.len();

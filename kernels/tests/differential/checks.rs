@@ -417,6 +417,16 @@ fn trie_prefix_search(
             ));
         }
         compare(what("trie_prefix_walk"), walked, want.clone(), input)?;
+        // The longest match alone: the last of the search's.
+        let longest = k.trie_longest_prefix(&fx.trie, text);
+        if longest != want.last().copied() {
+            return Err(format!(
+                "{} gave {longest:?}, want {:?} (input {})",
+                what("trie_longest_prefix"),
+                want.last(),
+                show(input)
+            ));
+        }
         // Resumed after each of its first bytes (a table of where characters lead does that):
         // the rest of the same walk, lengths and bytes read counted from the resumption.
         let tier = k;
