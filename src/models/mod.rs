@@ -15,5 +15,6 @@ pub(crate) mod test_text;
 pub mod token;
 pub mod token_table;
 pub mod unigram;
+pub mod valid_pairs;
 pub mod vocab;
 pub mod wordpiece;
