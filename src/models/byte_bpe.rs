@@ -13,6 +13,7 @@
 //! where no token can span ([`SafeCuts`]) and its segments merged one by one.
 
 use std::collections::HashMap;
+use std::sync::OnceLock;
 
 use simdtok_kernels::Kernels;
 
@@ -26,6 +27,7 @@ use crate::models::safe_cuts::{CutBuffers, SafeCuts};
 use crate::models::self_merges::SelfMerges;
 pub use crate::models::token::PieceToken;
 use crate::models::token_table::TokenTable;
+use crate::models::valid_pairs::{ValidPairs, ValidScratch};
 use crate::models::vocab::Crc32cState;
 
 /// Pieces up to this many bytes take tiktoken's quadratic loop, which is faster there.
@@ -61,6 +63,9 @@ pub struct ByteBpe {
     pair_cuts: PairCuts,
     /// The length of the longest token.
     longest_token: usize,
+    /// Encoding by compatible pairs, without merging, built the first time a piece wants it
+    /// (`None`: no trie could be built).
+    valid: OnceLock<Option<ValidPairs>>,
     /// This model's results in a thread's [`SegmentCache`].
     model_id: usize,
     kernels: &'static Kernels,
@@ -80,6 +85,7 @@ pub struct BpeScratch {
     runs: Vec<Run>,
     /// The pairs of tokens this thread joined, and the joins' ranks ([`PairMemo`]).
     memo: PairMemo,
+    valid: ValidScratch,
 }
 
 impl BpeScratch {
@@ -134,6 +140,7 @@ impl ByteBpe {
         let longest_token = tokens.iter().flatten().map(|t| t.len()).max().unwrap_or(0);
         let grid = Self::grid(&ranks, &tokens, &pair_cuts, longest_token);
         Ok(ByteBpe {
+            valid: OnceLock::new(),
             ranks,
             byte_ranks,
             pair_ranks,
@@ -234,6 +241,8 @@ impl ByteBpe {
                 id,
                 len: piece.len() as u32,
             });
+        } else if ValidPairs::pays(piece) && self.encode_valid(piece, scratch, out) {
+            // Found as compatible pairs.
         } else if piece.len() <= CUT_ABOVE {
             self.merge(piece, scratch, out);
         } else if self.merge_clusters(piece, true, scratch, out) {
@@ -248,6 +257,40 @@ impl ByteBpe {
         } else {
             self.merge_cut(piece, scratch, out);
         }
+    }
+
+    /// [`ValidPairs::encode`] of `piece`, when the model has them.
+    #[inline]
+    fn encode_valid(
+        &self,
+        piece: &[u8],
+        scratch: &mut BpeScratch,
+        out: &mut Vec<PieceToken>,
+    ) -> bool {
+        let valid = self.valid.get_or_init(|| {
+            ValidPairs::new(
+                &self.tokens,
+                |b| self.rank(b),
+                |_, _, joined| self.rank_or_none(joined),
+                |_, _, t| t,
+            )
+        });
+        let Some(valid) = valid else {
+            return false;
+        };
+        let BpeScratch {
+            memo,
+            valid: buffers,
+            ..
+        } = scratch;
+        valid.encode(
+            self.kernels,
+            piece,
+            buffers,
+            out,
+            |x, y| self.pair_cuts.joined(x, y),
+            |a, b, joined| self.joined_rank(memo, a, b, joined),
+        )
     }
 
     /// The merges of a piece cut between the bytes no token holds side by side

@@ -11,6 +11,7 @@
 use simdtok_kernels::Kernels;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
+use std::sync::OnceLock;
 
 use crate::cache::pair_memo::PairMemo;
 use crate::cache::segment as segment_cache;
@@ -22,6 +23,7 @@ use crate::models::safe_cuts::{CutBuffers, SafeCuts};
 use crate::models::self_merges::SelfMerges;
 use crate::models::token::PieceToken;
 use crate::models::token_table::TokenTable;
+use crate::models::valid_pairs::{ValidPairs, ValidScratch};
 
 /// Hashes the packed (left, right) id pairs with one multiply: they are already well spread,
 /// and SipHash would cost more than the rest of a lookup.
@@ -87,6 +89,9 @@ pub struct MergesBpe {
     cuts: SafeCuts,
     /// Where any piece can be cut at a glance: between bytes no token holds side by side.
     pair_cuts: PairCuts,
+    /// Encoding by compatible pairs, without merging, built the first time a piece wants it
+    /// (`None`: no trie could be built; never asked with affixes).
+    valid: OnceLock<Option<ValidPairs>>,
     /// This model's results in a thread's [`SegmentCache`].
     model_id: usize,
     /// The starting symbols of a model with a `continuing_subword_prefix` or an
@@ -136,6 +141,7 @@ pub struct MergeScratch {
     runs: Vec<Run>,
     /// The pairs this thread looked up, and the answers ([`PairMemo`]).
     memo: PairMemo,
+    valid: ValidScratch,
 }
 
 impl MergeScratch {
@@ -320,6 +326,7 @@ impl MergesBpe {
             })
         });
         Ok(MergesBpe {
+            valid: OnceLock::new(),
             merges: map,
             lefts,
             rights,
@@ -428,7 +435,9 @@ impl MergesBpe {
             });
             return;
         }
-        if piece.len() > CUT_ABOVE && self.merge_clusters(piece, true, scratch, out) {
+        if ValidPairs::pays(piece) && self.encode_valid(piece, scratch, out) {
+            // Found as compatible pairs.
+        } else if piece.len() > CUT_ABOVE && self.merge_clusters(piece, true, scratch, out) {
             // Merged cluster by cluster.
         } else if piece.len() <= CUT_ABOVE
             || !SafeCuts::cuts_pay(piece, SHORT)
@@ -614,6 +623,40 @@ impl MergesBpe {
             .extend(piece.iter().map(|&b| self.byte_ids[b as usize]));
         scratch.lens.resize(piece.len(), 1);
         self.merge_symbols(scratch, out);
+    }
+
+    /// [`ValidPairs::encode`] of `piece`, when the model has them.
+    #[inline]
+    fn encode_valid(
+        &self,
+        piece: &[u8],
+        scratch: &mut MergeScratch,
+        out: &mut Vec<PieceToken>,
+    ) -> bool {
+        let valid = self.valid.get_or_init(|| {
+            ValidPairs::new(
+                &self.tokens,
+                |b| self.by_bytes.get(b),
+                |a, b, _| self.merge_of(a, b).0,
+                |x, y, _| self.merge_of(x, y).0,
+            )
+        });
+        let Some(valid) = valid else {
+            return false;
+        };
+        let MergeScratch {
+            memo,
+            valid: buffers,
+            ..
+        } = scratch;
+        valid.encode(
+            self.kernels,
+            piece,
+            buffers,
+            out,
+            |x, y| self.pair_cuts.joined(x, y),
+            |a, b, _| self.merge_memo(memo, a, b).0,
+        )
     }
 
     /// [`MergesBpe::merge_of`] through the thread's memo (which this model claims).
