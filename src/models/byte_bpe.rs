@@ -13,7 +13,6 @@
 //! where no token can span ([`SafeCuts`]) and its segments merged one by one.
 
 use std::collections::HashMap;
-use std::sync::OnceLock;
 
 use simdtok_kernels::Kernels;
 
@@ -27,7 +26,7 @@ use crate::models::safe_cuts::{CutBuffers, SafeCuts};
 use crate::models::self_merges::SelfMerges;
 pub use crate::models::token::PieceToken;
 use crate::models::token_table::TokenTable;
-use crate::models::valid_pairs::{ValidPairs, ValidScratch};
+use crate::models::valid_pairs::{LazyValidPairs, ValidPairs, ValidScratch};
 use crate::models::vocab::Crc32cState;
 
 /// Pieces up to this many bytes take tiktoken's quadratic loop, which is faster there.
@@ -65,7 +64,7 @@ pub struct ByteBpe {
     longest_token: usize,
     /// Encoding by compatible pairs, without merging, built the first time a piece wants it
     /// (`None`: no trie could be built).
-    valid: OnceLock<Option<ValidPairs>>,
+    valid: LazyValidPairs,
     /// This model's results in a thread's [`SegmentCache`].
     model_id: usize,
     kernels: &'static Kernels,
@@ -140,7 +139,7 @@ impl ByteBpe {
         let longest_token = tokens.iter().flatten().map(|t| t.len()).max().unwrap_or(0);
         let grid = Self::grid(&ranks, &tokens, &pair_cuts, longest_token);
         Ok(ByteBpe {
-            valid: OnceLock::new(),
+            valid: LazyValidPairs::default(),
             ranks,
             byte_ranks,
             pair_ranks,
@@ -267,23 +266,21 @@ impl ByteBpe {
         scratch: &mut BpeScratch,
         out: &mut Vec<PieceToken>,
     ) -> bool {
-        let valid = self.valid.get_or_init(|| {
+        let BpeScratch {
+            memo,
+            valid: buffers,
+            ..
+        } = scratch;
+        let build = || {
             ValidPairs::new(
                 &self.tokens,
                 |b| self.rank(b),
                 |_, _, joined| self.rank_or_none(joined),
                 |_, _, t| t,
             )
-        });
-        let Some(valid) = valid else {
-            return false;
         };
-        let BpeScratch {
-            memo,
-            valid: buffers,
-            ..
-        } = scratch;
-        valid.encode(
+        self.valid.encode(
+            build,
             self.kernels,
             piece,
             buffers,

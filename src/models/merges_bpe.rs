@@ -11,7 +11,6 @@
 use simdtok_kernels::Kernels;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
-use std::sync::OnceLock;
 
 use crate::cache::pair_memo::PairMemo;
 use crate::cache::segment as segment_cache;
@@ -23,7 +22,7 @@ use crate::models::safe_cuts::{CutBuffers, SafeCuts};
 use crate::models::self_merges::SelfMerges;
 use crate::models::token::PieceToken;
 use crate::models::token_table::TokenTable;
-use crate::models::valid_pairs::{ValidPairs, ValidScratch};
+use crate::models::valid_pairs::{LazyValidPairs, ValidPairs, ValidScratch};
 
 /// Hashes the packed (left, right) id pairs with one multiply: they are already well spread,
 /// and SipHash would cost more than the rest of a lookup.
@@ -91,7 +90,7 @@ pub struct MergesBpe {
     pair_cuts: PairCuts,
     /// Encoding by compatible pairs, without merging, built the first time a piece wants it
     /// (`None`: no trie could be built; never asked with affixes).
-    valid: OnceLock<Option<ValidPairs>>,
+    valid: LazyValidPairs,
     /// This model's results in a thread's [`SegmentCache`].
     model_id: usize,
     /// The starting symbols of a model with a `continuing_subword_prefix` or an
@@ -326,7 +325,7 @@ impl MergesBpe {
             })
         });
         Ok(MergesBpe {
-            valid: OnceLock::new(),
+            valid: LazyValidPairs::default(),
             merges: map,
             lefts,
             rights,
@@ -633,23 +632,21 @@ impl MergesBpe {
         scratch: &mut MergeScratch,
         out: &mut Vec<PieceToken>,
     ) -> bool {
-        let valid = self.valid.get_or_init(|| {
+        let MergeScratch {
+            memo,
+            valid: buffers,
+            ..
+        } = scratch;
+        let build = || {
             ValidPairs::new(
                 &self.tokens,
                 |b| self.by_bytes.get(b),
                 |a, b, _| self.merge_of(a, b).0,
                 |x, y, _| self.merge_of(x, y).0,
             )
-        });
-        let Some(valid) = valid else {
-            return false;
         };
-        let MergeScratch {
-            memo,
-            valid: buffers,
-            ..
-        } = scratch;
-        valid.encode(
+        self.valid.encode(
+            build,
             self.kernels,
             piece,
             buffers,

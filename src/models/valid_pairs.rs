@@ -43,6 +43,8 @@
 //! is not in the trie: a piece whose encoding needs one finds no sequence, and the caller
 //! merges it as before. So does a piece holding a zero byte, which the trie cannot store.
 
+use std::sync::OnceLock;
+
 use simdtok_kernels::{DoubleArray, Kernels};
 
 use crate::models::token::PieceToken;
@@ -347,6 +349,33 @@ impl ValidPairs {
         self.nodes.len() * std::mem::size_of::<Node>()
             + std::mem::size_of_val(&self.shorter[..])
             + self.trie.memory_bytes()
+    }
+}
+
+/// A model's [`ValidPairs`], built the first time a piece asks (its build takes a few hundred
+/// milliseconds, which a text without such pieces never pays).
+#[derive(Debug, Default)]
+pub struct LazyValidPairs(OnceLock<Option<ValidPairs>>);
+
+impl LazyValidPairs {
+    /// [`ValidPairs::encode`] of `piece`, building them first with `build` if they are not yet;
+    /// `false` as well when `build` could not make them.
+    #[allow(clippy::too_many_arguments)] // `encode`'s, and the build
+    #[inline]
+    pub fn encode(
+        &self,
+        build: impl FnOnce() -> Option<ValidPairs>,
+        kernels: &Kernels,
+        piece: &[u8],
+        scratch: &mut ValidScratch,
+        out: &mut Vec<PieceToken>,
+        joinable: impl Fn(u8, u8) -> bool,
+        priority: impl FnMut(u32, u32, &[u8]) -> u32,
+    ) -> bool {
+        match self.0.get_or_init(build) {
+            Some(valid) => valid.encode(kernels, piece, scratch, out, joinable, priority),
+            None => false,
+        }
     }
 }
 
