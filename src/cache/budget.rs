@@ -62,6 +62,15 @@ impl CacheBudget {
         }
         k
     }
+
+    /// For a cache now sized by `*halvings` halvings of `full` bytes: whether it must start over,
+    /// empty, to fit this budget (then `*halvings` is the new count).
+    pub fn refit(self, halvings: &mut u32, full: usize) -> bool {
+        let k = self.halvings(full);
+        let changed = k != *halvings;
+        *halvings = k;
+        changed
+    }
 }
 
 impl std::fmt::Debug for CacheBudget {

@@ -47,9 +47,7 @@ impl PairMemo {
     /// Starts over, empty, at the size `budget` allows (its share of the largest BPE
     /// pipeline's caches, [`crate::cache::word::BPE_FULL_BYTES`]) when sized for another.
     pub fn fit(&mut self, budget: CacheBudget) {
-        let halvings = budget.halvings(crate::cache::word::BPE_FULL_BYTES);
-        if halvings != self.halvings {
-            self.halvings = halvings;
+        if budget.refit(&mut self.halvings, crate::cache::word::BPE_FULL_BYTES) {
             self.entries = Vec::new();
             self.held.set(0);
         }

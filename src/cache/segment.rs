@@ -76,9 +76,7 @@ impl SegmentCache {
     /// Called where the pipeline claims its piece cache, so that a call that merges no
     /// segment still leaves this cache within its budget.
     pub fn fit(&mut self, budget: CacheBudget) {
-        let halvings = budget.halvings(crate::cache::word::BPE_FULL_BYTES);
-        if halvings != self.halvings {
-            self.halvings = halvings;
+        if budget.refit(&mut self.halvings, crate::cache::word::BPE_FULL_BYTES) {
             self.entries = Vec::new();
             self.held.set(0);
         }
