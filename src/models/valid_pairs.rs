@@ -165,7 +165,7 @@ impl ValidPairs {
         let trie = DoubleArray::build(&keys).ok()?;
         let mut shorter = vec![NO_TOKEN; tokens.len()].into_boxed_slice();
         for &(bytes, id) in &keys {
-            walk(&trie, &bytes[..bytes.len() - 1], |len, v| {
+            Kernels::scalar().trie_prefix_walk(&trie, &bytes[..bytes.len() - 1], |len, v| {
                 shorter[id as usize] = PieceToken { id: v, len }
             });
         }
@@ -375,21 +375,6 @@ impl LazyValidPairs {
         match self.0.get_or_init(build) {
             Some(valid) => valid.encode(kernels, piece, scratch, out, joinable, priority),
             None => false,
-        }
-    }
-}
-
-/// Calls `on_match` for every key of `trie` that is a prefix of `key`, shortest first (at build,
-/// before any kernels are at hand).
-fn walk(trie: &DoubleArray, key: &[u8], mut on_match: impl FnMut(u32, u32)) {
-    let mut node = simdtok_kernels::TrieNode::ROOT;
-    for (i, &c) in key.iter().enumerate() {
-        let Some(next) = trie.child(node, c) else {
-            return;
-        };
-        node = next;
-        if let Some(v) = trie.value_at(node) {
-            on_match(i as u32 + 1, v);
         }
     }
 }
