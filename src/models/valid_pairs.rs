@@ -330,13 +330,16 @@ impl ValidPairs {
         true
     }
 
-    /// Whether a piece (not a token) is best encoded here rather than by merging: one with a
-    /// character of three or four bytes (CJK, kana, hangul). Measured against merging on text
-    /// never seen (`docs/benchmark-history.md`): DeepSeek V3's Chinese pieces 1.3–1.5× faster;
-    /// on ASCII words merging is faster, on two-byte scripts (Cyrillic) neither clearly.
+    /// Whether a piece (not a token) is best encoded here rather than by merging: one with two
+    /// or more characters of three or four bytes (CJK, kana, hangul). Measured against merging
+    /// on text never seen (`docs/benchmark-history.md`): DeepSeek V3's Chinese pieces 1.3–1.5×
+    /// faster; on ASCII words merging is faster, on two-byte scripts (Cyrillic) neither
+    /// clearly. One such character is not enough: a lone dash or ellipsis among other
+    /// punctuation (`…)` in Russian text) merges in a few steps, and would otherwise make a text
+    /// of another script pay the pairs' build (a tenth to a third of a second) for it.
     #[inline]
     pub fn pays(piece: &[u8]) -> bool {
-        piece.iter().any(|&b| b >= 0xE0)
+        piece.iter().filter(|&&b| b >= 0xE0).nth(1).is_some()
     }
 
     /// Whether `id` can be part of an encoding found here.
@@ -590,5 +593,27 @@ mod tests {
             }
             assert!(found * 4 > all, "shuffled {shuffled}: {found} of {all}");
         }
+    }
+
+    #[test]
+    fn pieces_with_two_wide_characters_pay() {
+        assert!(ValidPairs::pays("日本".as_bytes()));
+        assert!(ValidPairs::pays("한국어".as_bytes()));
+        assert!(
+            ValidPairs::pays("Привет日本".as_bytes()),
+            "anywhere in the piece"
+        );
+        assert!(ValidPairs::pays("—…".as_bytes()));
+        assert!(
+            ValidPairs::pays("🙂🙂".as_bytes()),
+            "four-byte characters count"
+        );
+        assert!(!ValidPairs::pays("…)".as_bytes()), "one wide character");
+        assert!(!ValidPairs::pays("日a".as_bytes()));
+        assert!(
+            !ValidPairs::pays("Превосходительство".as_bytes()),
+            "two-byte letters"
+        );
+        assert!(!ValidPairs::pays(b"Reorganization"));
     }
 }
