@@ -226,6 +226,8 @@ fn raw_input_in_parts_equals_the_whole_text() {
         ("sentencepiece/botchan_en_unigram_1000.model", false, true),
         ("sentencepiece/kyoto_ja_unigram_8000.model", false, true),
         ("sentencepiece/botchan_en_bpe_1000.model", false, true),
+        ("sentencepiece/botchan_en_unigram_1000.model", true, true),
+        ("sentencepiece/botchan_en_bpe_1000.model", true, true),
         ("bpe/kjv-spm-split.tokenizer.json", false, true),
         ("bpe/kjv-spm-first.tokenizer.json", false, false),
     ];
@@ -898,22 +900,46 @@ fn missing_files_are_named() {
 
 // ---- options ----
 
+/// `--add-special-tokens` on a SentencePiece `.model` puts its BOS before each text, as
+/// `LlamaTokenizer` does (`src/load/spm_specials.rs`); on a tiktoken or GPT-2 file it adds
+/// nothing, as tiktoken's `encode` adds nothing.
+#[test]
+fn special_tokens_for_sentencepiece_and_tiktoken_files() {
+    let plain = ok_text(encode(&[], b"x\ny z\n"));
+    let special = ok_text(encode(&["--add-special-tokens"], b"x\ny z\n"));
+    let with_bos: Vec<String> = plain.lines().map(|l| format!("1 {l}")).collect();
+    assert_eq!(special.lines().collect::<Vec<_>>(), with_bos);
+    let count = |extra: &[&str]| -> usize {
+        ok_text(with_model("count", extra, b"x\n"))
+            .trim()
+            .parse()
+            .unwrap()
+    };
+    assert_eq!(
+        count(&["--add-special-tokens"]),
+        count(&[]) + 1,
+        "count: the BOS counts"
+    );
+    let gpt2 = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/bpe/encoder.json")
+        .display()
+        .to_string();
+    let run = |extra: &[&str]| {
+        let mut args = vec!["encode", "--model", gpt2.as_str()];
+        args.extend_from_slice(extra);
+        ok_text(simdtok(&args, b"hello world\n"))
+    };
+    assert_eq!(run(&["--add-special-tokens"]), run(&[]));
+}
+
 #[test]
 fn unsupported_options_are_refused() {
-    let out = encode(&["--add-special-tokens"], b"x\n");
-    fails(
-        &out,
-        2,
-        &["--add-special-tokens", "not supported for this model yet"],
-    );
     let out = encode(&["--lowercase"], b"x\n");
     fails(&out, 2, &["--lowercase", "vocab.txt"]);
     let out = encode(&["--no-lowercase"], b"x\n");
     fails(&out, 2, &["--no-lowercase", "vocab.txt"]);
     let out = encode(&["--pattern", "cl100k"], b"x\n");
     fails(&out, 2, &["--pattern", "tiktoken"]);
-    let out = with_model("count", &["--add-special-tokens"], b"x\n");
-    fails(&out, 2, &["--add-special-tokens"]);
     // An unknown pattern name is clap's usage error.
     let out = encode(&["--pattern", "cl200k"], b"x\n");
     assert_eq!(out.status.code(), Some(2));

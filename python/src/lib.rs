@@ -69,9 +69,6 @@ fn check_options(path: &Path, kind: ModelKind, options: &LoadOptions) -> PyResul
     let model = format!("{} is a {} model", path.display(), kind.name());
     let refuse = |what: String| Err(PyValueError::new_err(format!("{what} ({model})")));
     let wordpiece = matches!(kind, ModelKind::VocabTxt | ModelKind::TokenizerJson);
-    if options.add_special_tokens && !wordpiece {
-        return refuse("add_special_tokens is not supported for this model yet".into());
-    }
     if options.wordpiece_algorithm.is_some() && !wordpiece {
         return refuse("wordpiece_algorithm applies only to WordPiece models".into());
     }

@@ -68,6 +68,12 @@ def run_cli(cli: Path, *args: str, input: bytes | None = None) -> bytes:
 BUNDLED = [
     ("spm-unigram", DATA / "sentencepiece/botchan_en_unigram_1000.model", {}, []),
     ("spm-bpe", DATA / "sentencepiece/botchan_en_bpe_1000.model", {}, []),
+    (
+        "spm-bpe-special",
+        DATA / "sentencepiece/botchan_en_bpe_1000.model",
+        {"add_special_tokens": True},
+        ["--add-special-tokens"],
+    ),
     ("spm-unigram-ja", DATA / "sentencepiece/kyoto_ja_unigram_8000.model", {}, []),
     ("bert-vocab", DATA / "wordpiece/bert-base-uncased.vocab.txt", {}, []),
     (

@@ -61,7 +61,6 @@ def test_malformed_model(tmp_path, name, content):
 @pytest.mark.parametrize(
     "path, options, fragment",
     [
-        (SPM, {"add_special_tokens": True}, "add_special_tokens is not supported for this model yet"),
         (SPM, {"lowercase": False}, "lowercase=False applies only to BERT vocab.txt models"),
         (SPM, {"pattern": "cl100k"}, "pattern applies only to tiktoken rank files"),
         (BERT, {"allow_special": True}, "allow_special applies only to tiktoken rank files"),

@@ -81,11 +81,6 @@ fn detect(path: &Path) -> CliResult<ModelKind> {
 fn check_options(path: &Path, kind: ModelKind, options: &EncodeOptions) -> CliResult {
     let model = format!("{} is a {} model", path.display(), kind.name());
     let wordpiece = matches!(kind, ModelKind::VocabTxt | ModelKind::TokenizerJson);
-    if options.add_special_tokens && !wordpiece {
-        return Err(Failure::usage(format!(
-            "--add-special-tokens is not supported for this model yet ({model})"
-        )));
-    }
     if options.wordpiece_algorithm.is_some() && !wordpiece {
         return Err(Failure::usage(format!(
             "--wordpiece-algorithm applies only to WordPiece models ({model})"

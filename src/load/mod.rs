@@ -14,6 +14,7 @@ pub mod hf_char_bpe;
 pub mod hf_spm_bpe;
 pub mod hf_unigram;
 pub mod spm_proto;
+mod spm_specials;
 pub mod tiktoken;
 pub mod tokenizer_json;
 pub mod vocab_txt;
@@ -65,10 +66,22 @@ fn open_pipeline(
                 reason,
             })?;
             let tokens = document_tokens::of_sentencepiece(path, &model);
-            let spm = SentencePiece::new(model, kernels).map_err(|reason| Error::Model {
-                path: shown,
+            let mut spm = SentencePiece::new(model, kernels).map_err(|reason| Error::Model {
+                path: shown.clone(),
                 reason,
             })?;
+            if options.add_special_tokens {
+                let (prefix, suffix) = spm_specials::wrapper(&tokens);
+                if prefix.is_empty() && suffix.is_empty() {
+                    return Err(Error::Option {
+                        path: shown,
+                        reason: "cannot add special tokens: the model has neither a BOS nor an \
+                                 EOS piece"
+                            .into(),
+                    });
+                }
+                spm = spm.with_special_tokens(&prefix, &suffix);
+            }
             Ok((Box::new(spm), tokens))
         }
         ModelKind::VocabTxt => {
@@ -214,11 +227,6 @@ fn refuse_options(
     if (options.tiktoken_encoding.is_some() || options.allow_special) && !is_tiktoken {
         return refuse(format!(
             "the tiktoken encoding and allow-special options apply only to tiktoken files, not {kind}"
-        ));
-    }
-    if options.add_special_tokens && matches!(kind, "SentencePiece" | "tiktoken" | "GPT-2") {
-        return refuse(format!(
-            "adding special tokens is not supported for {kind} models yet"
         ));
     }
     Ok(())

@@ -14,6 +14,7 @@ use crate::models::spm_bpe::{BpeScratch, SpmBpe};
 use crate::models::unigram::{IdSink, RunningScore, Segment, Unigram, UnigramScratch, UnknownAt};
 use crate::models::vocab::Vocab;
 use crate::normalize::spm::{NoOffsets, SPACE_SYMBOL, SpmNormalizer, valid_char_len};
+use crate::pipeline::template::Template;
 use crate::pipeline::{AnyPipeline, CarrySource, PartCarry, PartPlace, PipelineInfo};
 
 #[derive(Debug)]
@@ -33,6 +34,8 @@ pub struct SentencePiece {
     add_dummy_prefix: bool,
     remove_extra_whitespaces: bool,
     unk_surface: String,
+    /// What `add_special_tokens` puts around a text ([`SentencePiece::with_special_tokens`]).
+    template: Template,
     kernels: &'static Kernels,
 }
 
@@ -88,8 +91,17 @@ impl SentencePiece {
             add_dummy_prefix: model.normalizer.add_dummy_prefix,
             remove_extra_whitespaces: model.normalizer.remove_extra_whitespaces,
             unk_surface: model.unk_surface,
+            template: Template::default(),
             kernels,
         })
+    }
+
+    /// The tokenizer with `prefix` before every text and `suffix` after it (the control pieces
+    /// a wrapper such as `LlamaTokenizer` adds: `crate::load::spm_specials`), their offsets
+    /// `(0, 0)`.
+    pub fn with_special_tokens(mut self, prefix: &[u32], suffix: &[u32]) -> SentencePiece {
+        self.template = Template::new(prefix, suffix, true);
+        self
     }
 
     /// The vocabulary.
@@ -142,9 +154,22 @@ impl SentencePiece {
                 place.last,
             );
             let next = self.segment(place, carry, s);
+            self.push_special(self.template.prefix_at(place), out, pieces);
             self.tokens(&s.normalized, &s.norm_to_orig, &s.segments, out, pieces);
+            self.push_special(self.template.suffix_at(place), out, pieces);
             next
         })
+    }
+
+    /// Pushes the template's `ids` with the offsets `(0, 0)` the references give them.
+    fn push_special(&self, ids: &[u32], out: &mut Encoding, pieces: bool) {
+        for &id in ids {
+            out.push(
+                id,
+                (0, 0),
+                pieces.then(|| self.vocab.piece(id).text.clone()),
+            );
+        }
     }
 
     /// Segments `s.normalized` (one part of a text, or a whole one) into `s.segments`; returns
@@ -221,6 +246,7 @@ impl SentencePiece {
             // piece: a cache miss per rare token of a large vocabulary). A whole text of a
             // unigram model writes its ids as it segments; other texts' segments are copied.
             let unk = self.vocab.unknown_segment_id();
+            ids.extend_from_slice(self.template.prefix_at(place));
             let next = match &self.segmenter {
                 Segmenter::Unigram(u) if place == PartPlace::WHOLE => {
                     u.encode_to(
@@ -239,6 +265,7 @@ impl SentencePiece {
             if !s.unknowns.is_empty() {
                 self.resolve_unknowns(ids, &s.unknowns, &s.normalized);
             }
+            ids.extend_from_slice(self.template.suffix_at(place));
             next
         })
     }
@@ -478,6 +505,10 @@ impl PipelineInfo for SentencePiece {
 
     fn kernels(&self) -> &'static Kernels {
         self.kernels
+    }
+
+    fn added_suffix_len(&self) -> usize {
+        self.template.suffix_len()
     }
 
     /// No safe cuts (parts encoded as texts of their own), whatever the model:

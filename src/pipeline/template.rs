@@ -36,6 +36,17 @@ impl Template {
         self.suffix.len()
     }
 
+    /// The tokens before the text when `place` is its first part (none otherwise), for a
+    /// pipeline that writes ids without a [`Sink`].
+    pub fn prefix_at(&self, place: PartPlace) -> &[u32] {
+        if place.first { &self.prefix } else { &[] }
+    }
+
+    /// The tokens after the text when `place` is its last part (none otherwise).
+    pub fn suffix_at(&self, place: PartPlace) -> &[u32] {
+        if place.last { &self.suffix } else { &[] }
+    }
+
     /// Pushes the tokens before the text, when `place` is its first part.
     #[inline]
     pub fn open<S: Sink>(&self, place: PartPlace, sink: &mut S) {

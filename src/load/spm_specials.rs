@@ -1,0 +1,53 @@
+//! What `add_special_tokens` puts around a text for a SentencePiece `.model`. The file names its
+//! control pieces (`<s>`, `</s>`) but not how a wrapper uses them, and `sentencepiece` itself
+//! adds none unless asked. The rule is that of `transformers`' wrappers for such files (their
+//! converters' post-processors: `tests/golden/gen_spm_specials.py` records what they add for
+//! the bundled models):
+//! - a model with a BOS piece: BOS before the text, nothing after — `LlamaTokenizer`
+//!   (`add_bos_token=True`, `add_eos_token=False`), the wrapper of Llama 1 and 2, Mistral and
+//!   most SentencePiece BPE models;
+//! - a model without one but with an EOS piece: EOS after the text — `T5Tokenizer` (`$A </s>`);
+//! - neither: nothing.
+//!
+//! Files whose wrapper adds both (XLM-R's `<s> … </s>`, ALBERT's `[CLS] … [SEP]`) are served by
+//! their `tokenizer.json`, whose post-processor says so.
+
+use crate::load::document_tokens::DocumentTokens;
+
+/// The ids before and after every text, by the rule above, from the model's boundary tokens.
+pub(crate) fn wrapper(tokens: &DocumentTokens) -> (Vec<u32>, Vec<u32>) {
+    match (&tokens.bos, &tokens.eos) {
+        (Some(bos), _) => (vec![bos.id], Vec::new()),
+        (None, Some(eos)) => (Vec::new(), vec![eos.id]),
+        (None, None) => (Vec::new(), Vec::new()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::load::document_tokens::DocumentToken;
+
+    fn token(id: u32, content: &str) -> Option<DocumentToken> {
+        Some(DocumentToken {
+            id,
+            content: content.into(),
+            source: "test".into(),
+        })
+    }
+
+    #[test]
+    fn bos_when_the_model_has_one_else_eos() {
+        let llama = DocumentTokens {
+            bos: token(1, "<s>"),
+            eos: token(2, "</s>"),
+        };
+        assert_eq!(wrapper(&llama), (vec![1], vec![]), "LlamaTokenizer");
+        let t5 = DocumentTokens {
+            bos: None,
+            eos: token(1, "</s>"),
+        };
+        assert_eq!(wrapper(&t5), (vec![], vec![1]), "T5Tokenizer");
+        assert_eq!(wrapper(&DocumentTokens::default()), (vec![], vec![]));
+    }
+}
