@@ -9,6 +9,11 @@
 //! - a model without one but with an EOS piece: EOS after the text — `T5Tokenizer` (`$A </s>`);
 //! - neither: nothing.
 //!
+//! `transformers` 5 differs for a bare `.model`: `LlamaTokenizer.from_pretrained` on a folder with
+//! only `tokenizer.model` adds nothing unless given `add_bos_token=True` (its backend's default is
+//! off), where `transformers` 4's `LlamaTokenizer` and Llama 2's own `tokenizer_config.json`
+//! (`"add_bos_token": true`) add the BOS. simdtok follows the latter.
+//!
 //! Files whose wrapper adds both (XLM-R's `<s> … </s>`, ALBERT's `[CLS] … [SEP]`) are served by
 //! their `tokenizer.json`, whose post-processor says so.
 
