@@ -52,7 +52,7 @@ pub struct LoadOptions {
     /// reference does with `add_special_tokens=True`: for a SentencePiece `.model`, its BOS
     /// (`LlamaTokenizer`), or its EOS when it has no BOS (`T5Tokenizer`); for tiktoken and GPT-2
     /// files nothing, as tiktoken's `encode` adds nothing. Refused for a `tokenizer.json` whose
-    /// post-processor is not read and for a `.model` with neither piece.
+    /// post-processor adds nothing and for a `.model` with neither piece.
     pub add_special_tokens: bool,
     /// The WordPiece encoder; `None` for [`WordPieceAlgorithm::DEFAULT`]. Ignored by other models.
     pub wordpiece_algorithm: Option<WordPieceAlgorithm>,

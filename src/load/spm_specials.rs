@@ -1,13 +1,12 @@
 //! What `add_special_tokens` puts around a text for a SentencePiece `.model`. The file names its
 //! control pieces (`<s>`, `</s>`) but not how a wrapper uses them, and `sentencepiece` itself
-//! adds none unless asked. The rule is that of `transformers`' wrappers for such files (their
-//! converters' post-processors: `tests/golden/gen_spm_specials.py` records what they add for
-//! the bundled models):
+//! adds none unless asked. The rule is that of the wrappers such files are used with
+//! (`transformers`' `LlamaTokenizer` and `T5Tokenizer`, by their documented defaults):
 //! - a model with a BOS piece: BOS before the text, nothing after — `LlamaTokenizer`
 //!   (`add_bos_token=True`, `add_eos_token=False`), the wrapper of Llama 1 and 2, Mistral and
 //!   most SentencePiece BPE models;
 //! - a model without one but with an EOS piece: EOS after the text — `T5Tokenizer` (`$A </s>`);
-//! - neither: nothing.
+//! - neither: nothing to add, and the load refuses `add_special_tokens` (`crate::load`).
 //!
 //! `transformers` 5 differs for a bare `.model`: `LlamaTokenizer.from_pretrained` on a folder with
 //! only `tokenizer.model` adds nothing unless given `add_bos_token=True` (its backend's default is
