@@ -274,6 +274,7 @@ impl ByteBpe {
         let build = || {
             ValidPairs::new(
                 &self.tokens,
+                ValidPairs::in_scope,
                 |b| self.rank(b),
                 |_, _, joined| self.rank_or_none(joined),
                 |_, _, t| t,

@@ -640,6 +640,7 @@ impl MergesBpe {
         let build = || {
             ValidPairs::new(
                 &self.tokens,
+                ValidPairs::in_scope,
                 |b| self.by_bytes.get(b),
                 |a, b, _| self.merge_of(a, b).0,
                 |x, y, _| self.merge_of(x, y).0,
