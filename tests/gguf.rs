@@ -460,3 +460,88 @@ fn missing_unknown_and_mistyped_keys_are_errors_naming_them() {
         assert!(msg.contains(want), "want {want:?} in: {msg}");
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Round trip: a GGUF made from a tokenizer.json gives that file's ids
+
+/// Where `scripts/make-gguf-vocabs.py` writes its files (or `SIMDTOK_GGUF_ROUNDTRIP`).
+fn roundtrip_dir() -> PathBuf {
+    std::env::var_os("SIMDTOK_GGUF_ROUNDTRIP")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join("tests/data/gguf/roundtrip"))
+}
+
+/// The first `max` bytes of `text`, cut at a line end.
+fn head(text: &str, max: usize) -> &str {
+    if text.len() <= max {
+        return text;
+    }
+    let cut = text.as_bytes()[..max]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .unwrap_or(0);
+    &text[..cut]
+}
+
+#[test]
+fn gguf_made_from_a_tokenizer_json_gives_its_ids_on_the_shared_corpora() {
+    let shared = root().join("../shared/data");
+    let dir = roundtrip_dir();
+    if !shared.join("corpora").is_dir() || !dir.is_dir() {
+        eprintln!(
+            "SKIPPED: needs {} and the files scripts/make-gguf-vocabs.py writes into {}",
+            shared.display(),
+            dir.display()
+        );
+        return;
+    }
+    let mut corpora: Vec<PathBuf> = std::fs::read_dir(shared.join("corpora"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    corpora.sort();
+    let texts: Vec<(String, String)> = corpora
+        .iter()
+        .map(|p| {
+            let text = std::fs::read_to_string(p).unwrap();
+            let name = p.file_name().unwrap().to_string_lossy().to_string();
+            (name, head(&text, 48 << 10).to_string())
+        })
+        .collect();
+    let mut report = Vec::new();
+    let mut failures = Vec::new();
+    for (gguf_name, json_name) in [
+        ("llama3", "llama3"),
+        ("qwen3", "qwen3"),
+        ("gpt4o", "gpt4o"),
+        ("minilm", "all-MiniLM-L6-v2.bert-uncased"),
+    ] {
+        let gguf_path = dir.join(format!("{gguf_name}.gguf"));
+        let json_path = shared.join(format!(
+            "models/hf-tokenizer-json/{json_name}.tokenizer.json"
+        ));
+        let (mut lines, mut differ) = (0, 0);
+        for kernels in tiers() {
+            let a = load_with(&gguf_path, kernels, false);
+            let b = load_with(&json_path, kernels, false);
+            for (corpus, text) in &texts {
+                for line in text.lines() {
+                    lines += 1;
+                    let (x, y) = (a.encode(line), b.encode(line));
+                    if x != y {
+                        differ += 1;
+                        if failures.len() < 20 {
+                            failures.push(format!(
+                                "{gguf_name} [{}] {corpus}: {line:?}\n  gguf {x:?}\n  json {y:?}",
+                                kernels.tier()
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+        report.push(format!("{gguf_name}: {lines} lines, {differ} differences"));
+    }
+    eprintln!("{}", report.join("\n"));
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
