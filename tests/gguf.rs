@@ -545,3 +545,48 @@ fn gguf_made_from_a_tokenizer_json_gives_its_ids_on_the_shared_corpora() {
     eprintln!("{}", report.join("\n"));
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+// ---------------------------------------------------------------------------------------------
+// Where llama.cpp's tokenizer and the model's differ (docs/gguf.md): what simdtok does
+
+/// A `llama` GGUF stores no normalizer: text is not normalized (a `.model` with `nmt_nfkc`
+/// would fold the full-width letter; the GGUF cannot say so), and a control token's text in
+/// the input is text, as SentencePiece has it (llama.cpp's `parse_special` is off here too).
+#[test]
+fn divergence_llama_vocabulary_no_normalizer_and_control_text_is_text() {
+    let path = write(&gguf(3, &small_llama_pairs()));
+    for kernels in tiers() {
+        let tok = load_with(&path, kernels, false);
+        // "ｈ" (U+FF48) is not folded to "h": the bytes of its UTF-8 are its byte pieces.
+        let ids = tok.encode("ｈ");
+        assert_eq!(ids, vec![259, 3 + 0xEF, 3 + 0xBD, 3 + 0x88]);
+        // "<s>" in the text is not the control piece 1.
+        assert!(!tok.encode("<s>").contains(&1));
+    }
+}
+
+/// A `gpt2` GGUF stores no normalizer either: Qwen 3's tokenizer.json composes (NFC) first,
+/// its GGUF does not, so a decomposed "é" gives different ids (both are what each file
+/// says; llama.cpp does as the GGUF does).
+#[test]
+fn divergence_gpt2_vocabulary_has_no_normalizer() {
+    let gguf_path = roundtrip_dir().join("qwen3.gguf");
+    let json_path = root().join("../shared/data/models/hf-tokenizer-json/qwen3.tokenizer.json");
+    if !gguf_path.exists() || !json_path.exists() {
+        eprintln!(
+            "SKIPPED: needs {} and {}",
+            gguf_path.display(),
+            json_path.display()
+        );
+        return;
+    }
+    for kernels in tiers() {
+        let (g, j) = (
+            load_with(&gguf_path, kernels, false),
+            load_with(&json_path, kernels, false),
+        );
+        assert_eq!(g.encode("caf\u{e9}"), j.encode("caf\u{e9}"));
+        assert_eq!(j.encode("cafe\u{301}"), j.encode("caf\u{e9}"));
+        assert_ne!(g.encode("cafe\u{301}"), j.encode("cafe\u{301}"));
+    }
+}
