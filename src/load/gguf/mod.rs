@@ -21,7 +21,7 @@ use serde_json::{Map, Value as Json, json};
 use crate::load::spm_proto::{
     ModelProto, NormalizerSpecProto, PieceProto, SpmModelFile, TrainerSpecProto,
 };
-use crate::load::tiktoken::{ByteLevelInverse, byte_level_decode};
+use crate::load::tiktoken::{ByteLevelInverse, byte_level_alphabet, byte_level_decode};
 use crate::load::tokenizer_json::TokenizerJson;
 use reader::Metadata;
 
@@ -268,16 +268,14 @@ fn sentencepiece(
     })
 }
 
-/// The added tokens of a `tokenizer.json` for the control and user-defined tokens (and the
-/// tokens `also` says, as user-defined ones).
-fn added_tokens(vocab: &Vocab<'_>, also: impl Fn(usize) -> bool) -> Vec<Json> {
+/// The added tokens of a `tokenizer.json`: the control tokens, and the others `user` says
+/// (as non-special ones).
+fn added_tokens(vocab: &Vocab<'_>, user: impl Fn(usize) -> bool) -> Vec<Json> {
     (0..vocab.tokens.len())
         .filter_map(|i| {
-            let t = type_of(vocab, i);
-            let special = match t {
+            let special = match type_of(vocab, i) {
                 token_type::CONTROL => true,
-                token_type::USER_DEFINED => false,
-                _ if also(i) => false,
+                _ if user(i) => false,
                 _ => return None,
             };
             Some(
@@ -347,13 +345,47 @@ fn byte_level_bpe(meta: &Metadata<'_>, vocab: &Vocab<'_>) -> Result<GgufTokenize
     let (pre_tokenizer, ignore_merges) = pre::pre_tokenizer(pre)?;
     let (prefix, suffix) = template(&vocab.specials, false);
     let inverse = ByteLevelInverse::new();
-    let vocab_json = vocab_object(vocab.tokens.iter().map(|t| t.to_string()).enumerate())?;
+    let alphabet = byte_level_alphabet();
+    // A token of the vocabulary (not an added one) outside the byte-level alphabet is one the
+    // converter stored decoded (Command R's "🦙", "\u{200d}"): in the original file the
+    // byte-level pre-tokenizer never gives it, merges alone could. It goes back into the
+    // alphabet as an ordinary token. `None`: kept as the file has it. One whose alphabet form
+    // is another token already (Command R's "\u{200d}" beside "âĢį", which merges give) is
+    // never produced by the original: it gets bytes no UTF-8 text holds (0xFF 0xFE and its
+    // id), unreachable, and decodes to them.
+    let present: std::collections::HashSet<&str> = vocab.tokens.iter().copied().collect();
+    let tokens: Vec<Option<String>> = vocab
+        .tokens
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            if byte_level_decode(t, &inverse).is_some()
+                || matches!(
+                    type_of(vocab, i),
+                    token_type::CONTROL | token_type::USER_DEFINED
+                )
+            {
+                return None;
+            }
+            let re: String = t.bytes().map(|b| alphabet[b as usize]).collect();
+            if !present.contains(re.as_str()) {
+                return Some(re);
+            }
+            let unreachable = [0xFF, 0xFE].into_iter().chain((i as u32).to_le_bytes());
+            Some(unreachable.map(|b| alphabet[b as usize]).collect())
+        })
+        .collect();
+    let vocab_json = vocab_object(
+        vocab
+            .tokens
+            .iter()
+            .zip(&tokens)
+            .map(|(t, re)| re.clone().unwrap_or_else(|| t.to_string()))
+            .enumerate(),
+    )?;
     let root = json!({
-        // A token outside the byte-level alphabet can only be an added token of the
-        // original file (Command R's "\u{200d}" and its kin, stored as normal tokens).
-        "added_tokens": added_tokens(vocab, |i| {
-            byte_level_decode(vocab.tokens[i], &inverse).is_none()
-        }),
+        // Control and user-defined tokens are the original file's added tokens.
+        "added_tokens": added_tokens(vocab, |i| type_of(vocab, i) == token_type::USER_DEFINED),
         "normalizer": null,
         "pre_tokenizer": pre_tokenizer,
         "post_processor": post_processor(vocab, &prefix, &suffix),
