@@ -593,3 +593,46 @@ fn divergence_gpt2_vocabulary_has_no_normalizer() {
         assert_ne!(g.encode("cafe\u{301}"), j.encode("cafe\u{301}"));
     }
 }
+
+/// `--add-special-tokens` on the suite's files: what `add_bos_token`/`add_eos_token` say, else
+/// llama.cpp's default for the type (BOS for `llama` and Llama 3's `pre`; `[CLS] … [SEP]` for
+/// `bert`), refused when nothing would be added (GPT-2).
+#[test]
+fn add_special_tokens_follows_the_files_flags() {
+    let Some(files) = suite_files() else { return };
+    let find = |name: &str| files.iter().find(|p| p.ends_with(name)).cloned();
+    for kernels in tiers() {
+        for (name, prefix, suffix) in [
+            ("ggml-vocab-llama-spm.gguf", vec![1], vec![]),
+            ("ggml-vocab-llama-bpe.gguf", vec![128000], vec![]),
+            ("ggml-vocab-bert-bge.gguf", vec![101], vec![102]),
+        ] {
+            let Some(path) = find(name) else { continue };
+            let plain = load_with(&path, kernels, false).encode("Hello world");
+            let want: Vec<u32> = prefix
+                .iter()
+                .chain(&plain)
+                .chain(&suffix)
+                .copied()
+                .collect();
+            assert_eq!(
+                load_with(&path, kernels, true).encode("Hello world"),
+                want,
+                "{name}"
+            );
+        }
+        if let Some(path) = find("ggml-vocab-gpt-2.gguf") {
+            let options = LoadOptions {
+                add_special_tokens: true,
+                ..LoadOptions::default()
+            };
+            let Err(err) = Tokenizer::from_file_with_options(&path, kernels, &options) else {
+                panic!("GPT-2's GGUF adds nothing: --add-special-tokens must be refused");
+            };
+            assert!(
+                err.to_string().contains("cannot add special tokens"),
+                "{err}"
+            );
+        }
+    }
+}

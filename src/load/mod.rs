@@ -250,12 +250,18 @@ fn open_gguf(
             (Box::new(spm), texts)
         }
         gguf::GgufTokenizer::ByteLevelBpe(json) => {
+            let template = json
+                .byte_level_template()
+                .map_err(|r| model_error(&shown, r))?;
+            refuse_empty(template.prefix.is_empty() && template.suffix.is_empty())?;
             let texts = gguf_texts(&json, &specials);
             let bpe = hf_bpe::from_tokenizer_json(&json, options, kernels)
                 .map_err(|r| model_error(&shown, r))?;
             (Box::new(bpe), texts)
         }
         gguf::GgufTokenizer::WordPiece(json) => {
+            let template = json.single_template().map_err(|r| model_error(&shown, r))?;
+            refuse_empty(template.prefix.is_empty() && template.suffix.is_empty())?;
             let texts = gguf_texts(&json, &specials);
             let bert = bert::from_tokenizer_json(&json, options, kernels)
                 .map_err(|r| model_error(&shown, r))?;

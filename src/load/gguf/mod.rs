@@ -343,7 +343,7 @@ fn byte_level_bpe(meta: &Metadata<'_>, vocab: &Vocab<'_>) -> Result<GgufTokenize
     let pre_key = "tokenizer.ggml.pre";
     let pre = meta.get(pre_key).map(|v| v.as_str(pre_key)).transpose()?;
     let (pre_tokenizer, ignore_merges) = pre::pre_tokenizer(pre)?;
-    let (prefix, suffix) = template(&vocab.specials, false);
+    let (prefix, suffix) = template(&vocab.specials, pre::adds_bos_by_default(pre));
     let inverse = ByteLevelInverse::new();
     let alphabet = byte_level_alphabet();
     // A token of the vocabulary (not an added one) outside the byte-level alphabet is one the

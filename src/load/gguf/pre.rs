@@ -148,6 +148,17 @@ const IGNORE_MERGES: &[&str] = &[
     "tekken",
 ];
 
+/// Whether llama.cpp adds the BOS to a vocabulary of this `pre` name when the file has no
+/// `add_bos_token` (Llama 3's names and `tekken`, as their models' post-processors do).
+pub fn adds_bos_by_default(pre: Option<&str>) -> bool {
+    pre.is_some_and(|p| {
+        p == "tekken"
+            || NAMES
+                .iter()
+                .any(|&(n, k)| n == p && k == Kind::Llama3 && IGNORE_MERGES.contains(&n))
+    })
+}
+
 /// The `pre_tokenizer` of a `tokenizer.json` for the `pre` name (`None`: the key is absent),
 /// and its model's `ignore_merges`.
 pub fn pre_tokenizer(pre: Option<&str>) -> Result<(Value, bool), String> {
