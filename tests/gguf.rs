@@ -636,3 +636,59 @@ fn add_special_tokens_follows_the_files_flags() {
         }
     }
 }
+
+/// The suite's `llama` and `t5` files against the SentencePiece `.model` files
+/// `../shared/data` rebuilt from them (`*.from-gguf.model`; `sentencepiece` reproduces
+/// llama-spm's expected ids with the first): the same ids on the shared corpora, so the `t5`
+/// path (unigram with `precompiled_charsmap`, which the suite has no expected ids for) runs
+/// on real text too.
+#[test]
+fn llama_and_t5_files_match_their_sentencepiece_models_on_the_shared_corpora() {
+    let shared = root().join("../shared/data");
+    let Some(files) = suite_files() else { return };
+    if !shared.join("corpora").is_dir() {
+        eprintln!("SKIPPED: {} is absent", shared.display());
+        return;
+    }
+    let mut corpora: Vec<PathBuf> = std::fs::read_dir(shared.join("corpora"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    corpora.sort();
+    let texts: Vec<String> = corpora
+        .iter()
+        .map(|p| head(&std::fs::read_to_string(p).unwrap(), 16 << 10).to_string())
+        .collect();
+    for (gguf_name, model) in [
+        ("ggml-vocab-llama-spm.gguf", "llama-spm.from-gguf.model"),
+        (
+            "ggml-vocab-nomic-bert-moe.gguf",
+            "xlm-roberta-nomic.from-gguf.model",
+        ),
+    ] {
+        let Some(gguf_path) = files.iter().find(|p| p.ends_with(gguf_name)) else {
+            continue;
+        };
+        let model_path = shared.join("models/sentencepiece").join(model);
+        let (mut lines, mut count, mut differ) = (0, 0, Vec::new());
+        for kernels in tiers() {
+            let a = load_with(gguf_path, kernels, false);
+            let b = load_with(&model_path, kernels, false);
+            for line in texts.iter().flat_map(|t| t.lines()) {
+                lines += 1;
+                let differs = a.encode(line) != b.encode(line);
+                count += usize::from(differs);
+                if differs && differ.len() < 5 {
+                    differ.push(format!(
+                        "{gguf_name} [{}]: {line:?}\n  gguf  {:?}\n  model {:?}",
+                        kernels.tier(),
+                        a.encode(line),
+                        b.encode(line)
+                    ));
+                }
+            }
+        }
+        eprintln!("{gguf_name}: {lines} lines, {count} differences");
+        assert!(differ.is_empty(), "{}", differ.join("\n"));
+    }
+}
