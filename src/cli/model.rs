@@ -80,7 +80,10 @@ fn detect(path: &Path) -> CliResult<ModelKind> {
 /// version cannot produce yet.
 fn check_options(path: &Path, kind: ModelKind, options: &EncodeOptions) -> CliResult {
     let model = format!("{} is a {} model", path.display(), kind.name());
-    let wordpiece = matches!(kind, ModelKind::VocabTxt | ModelKind::TokenizerJson);
+    let wordpiece = matches!(
+        kind,
+        ModelKind::VocabTxt | ModelKind::TokenizerJson | ModelKind::Gguf
+    );
     if options.wordpiece_algorithm.is_some() && !wordpiece {
         return Err(Failure::usage(format!(
             "--wordpiece-algorithm applies only to WordPiece models ({model})"

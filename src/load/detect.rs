@@ -16,6 +16,9 @@ pub enum ModelKind {
     /// GPT-2's `encoder.json` (or `vocab.json`), with its merges (`vocab.bpe` or `merges.txt`)
     /// beside it.
     Gpt2,
+    /// GGUF (llama.cpp's model file), told by its magic bytes `GGUF`: the tokenizer in its
+    /// metadata.
+    Gguf,
 }
 
 impl ModelKind {
@@ -30,7 +33,9 @@ impl ModelKind {
             Err(_) => None,
         };
         let first_line = text.and_then(|t| t.lines().next()).unwrap_or("");
-        if name.ends_with(".model") {
+        if bytes.starts_with(crate::load::gguf::reader::MAGIC) {
+            ModelKind::Gguf
+        } else if name.ends_with(".model") {
             ModelKind::SentencePiece
         } else if (name.ends_with("encoder.json") || name.ends_with("vocab.json"))
             && gpt2_merges_beside(path).is_some()
@@ -59,6 +64,7 @@ impl ModelKind {
             ModelKind::Tiktoken => "tiktoken",
             ModelKind::VocabTxt => "vocab.txt",
             ModelKind::Gpt2 => "GPT-2 encoder.json",
+            ModelKind::Gguf => "GGUF",
         }
     }
 }

@@ -9,6 +9,7 @@
 pub mod bert;
 pub mod detect;
 pub mod document_tokens;
+pub mod gguf;
 pub mod hf_bpe;
 pub mod hf_char_bpe;
 pub mod hf_spm_bpe;
@@ -41,10 +42,35 @@ pub(crate) fn open(
     options: &LoadOptions,
 ) -> Result<(Box<dyn AnyPipeline>, DocumentTokens)> {
     let shown = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|source| Error::Io {
+    let io = |source| Error::Io {
         path: shown.clone(),
         source,
-    })?;
+    };
+    // A GGUF file holds a model's weights after its tokenizer (gigabytes): it is mapped, and
+    // only its metadata is read.
+    let mut magic = [0u8; 4];
+    let is_gguf = {
+        use std::io::Read;
+        let mut file = std::fs::File::open(path).map_err(io)?;
+        let mut read = 0;
+        while read < 4 {
+            match file.read(&mut magic[read..]).map_err(io)? {
+                0 => break,
+                n => read += n,
+            }
+        }
+        read == 4 && &magic == gguf::reader::MAGIC
+    };
+    if is_gguf {
+        let file = std::fs::File::open(path).map_err(io)?;
+        // SAFETY: the map is read only while this function runs; a file changed meanwhile
+        // by another process could make the bytes read inconsistent, which the reader's
+        // checks turn into an error, not undefined behaviour of ours beyond what reading a
+        // changing file implies (the same contract as the CLI's mapped inputs).
+        let map = unsafe { memmap2::Mmap::map(&file) }.map_err(io)?;
+        return open_pipeline(path, &map, kernels, options);
+    }
+    let bytes = std::fs::read(path).map_err(io)?;
     open_pipeline(path, &bytes, kernels, options)
 }
 
@@ -166,6 +192,10 @@ fn open_pipeline(
             let pipeline = tiktoken_pipeline(&shown, ranks, encoding, &specials, options, kernels)?;
             Ok((pipeline, tokens))
         }
+        ModelKind::Gguf => {
+            refuse_options(&shown, "GGUF", options, false)?;
+            open_gguf(path, bytes, kernels, options)
+        }
         ModelKind::Gpt2 => {
             refuse_options(&shown, "GPT-2", options, false)?;
             let merges_path = gpt2_merges_beside(path).expect("detected beside it");
@@ -181,6 +211,91 @@ fn open_pipeline(
             Ok((pipeline, tokens))
         }
     }
+}
+
+/// The pipeline of a GGUF file's tokenizer, and its BOS and EOS.
+fn open_gguf(
+    path: &Path,
+    bytes: &[u8],
+    kernels: &'static Kernels,
+    options: &LoadOptions,
+) -> Result<(Box<dyn AnyPipeline>, DocumentTokens)> {
+    let shown = path.display().to_string();
+    let (tokenizer, specials) = gguf::parse(bytes).map_err(|r| model_error(&shown, r))?;
+    let add = options.add_special_tokens;
+    let refuse_empty = |empty: bool| {
+        if add && empty {
+            return Err(Error::Option {
+                path: shown.clone(),
+                reason: "cannot add special tokens: the file's add_bos_token and add_eos_token \
+                         add none"
+                    .into(),
+            });
+        }
+        Ok(())
+    };
+    let (pipeline, texts): (Box<dyn AnyPipeline>, Vec<Option<String>>) = match tokenizer {
+        gguf::GgufTokenizer::SentencePiece {
+            model,
+            prefix,
+            suffix,
+        } => {
+            refuse_empty(prefix.is_empty() && suffix.is_empty())?;
+            let text = |id: Option<u32>| id.map(|i| model.pieces[i as usize].text.clone());
+            let texts = vec![text(specials.bos), text(specials.eos)];
+            let mut spm = SentencePiece::new(model, kernels).map_err(|r| model_error(&shown, r))?;
+            if add {
+                spm = spm.with_special_tokens(&prefix, &suffix);
+            }
+            (Box::new(spm), texts)
+        }
+        gguf::GgufTokenizer::ByteLevelBpe(json) => {
+            let template = json
+                .byte_level_template()
+                .map_err(|r| model_error(&shown, r))?;
+            refuse_empty(template.prefix.is_empty() && template.suffix.is_empty())?;
+            let texts = gguf_texts(&json, &specials);
+            let bpe = hf_bpe::from_tokenizer_json(&json, options, kernels)
+                .map_err(|r| model_error(&shown, r))?;
+            (Box::new(bpe), texts)
+        }
+        gguf::GgufTokenizer::WordPiece(json) => {
+            let template = json.single_template().map_err(|r| model_error(&shown, r))?;
+            refuse_empty(template.prefix.is_empty() && template.suffix.is_empty())?;
+            let texts = gguf_texts(&json, &specials);
+            let bert = bert::from_tokenizer_json(&json, options, kernels)
+                .map_err(|r| model_error(&shown, r))?;
+            (Box::new(bert), texts)
+        }
+    };
+    let token = |id: Option<u32>, text: &Option<String>, key: &str| {
+        Some(document_tokens::DocumentToken {
+            id: id?,
+            content: text.clone()?,
+            source: format!("{shown}: tokenizer.ggml.{key}"),
+        })
+    };
+    let tokens = DocumentTokens {
+        bos: token(specials.bos, &texts[0], "bos_token_id"),
+        eos: token(specials.eos, &texts[1], "eos_token_id"),
+    };
+    Ok((pipeline, tokens))
+}
+
+/// The texts of the BOS and EOS tokens of a GGUF's `tokenizer.json`.
+fn gguf_texts(json: &TokenizerJson, specials: &gguf::Specials) -> Vec<Option<String>> {
+    let vocab = json
+        .component("model")
+        .and_then(|m| m.get("vocab"))
+        .and_then(|v| v.as_object());
+    let text = |id: Option<u32>| {
+        let id = id?;
+        vocab?
+            .iter()
+            .find(|(_, v)| v.as_u64() == Some(u64::from(id)))
+            .map(|(k, _)| k.clone())
+    };
+    vec![text(specials.bos), text(specials.eos)]
 }
 
 /// The pipeline of a tiktoken encoding (a rank file, or GPT-2's two files).

@@ -102,6 +102,14 @@ impl TokenizerJson {
         }
     }
 
+    /// A `tokenizer.json` built in memory (by the GGUF loader) rather than read.
+    pub fn from_value(value: Value) -> Result<TokenizerJson, String> {
+        match value {
+            Value::Object(root) => Ok(TokenizerJson { root }),
+            _ => Err("invalid tokenizer.json: the top level is not an object".into()),
+        }
+    }
+
     /// A top-level component (`None` when absent or null).
     pub fn component(&self, name: &str) -> Option<&Value> {
         self.root.get(name).filter(|v| !v.is_null())
