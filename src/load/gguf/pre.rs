@@ -10,19 +10,13 @@
 
 use serde_json::{Value, json};
 
-/// `tokenizers`' `ByteLevel` pre-tokenizer regex with `(?i:…)` contractions, as Llama 3's
-/// `tokenizer.json` writes it.
-const LLAMA3: &str = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+";
-/// Qwen 2's: digits one by one.
-const QWEN2: &str = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+";
+// The patterns simdtok's scanners cover, as the `tokenizer.json` files spell them: Llama 3's
+// (cl100k), Qwen 2's (cl100k with single digits), GPT-4o's (o200k), Mistral's Tekken and
+// DeepSeek V3's main pattern (after digits by three and CJK runs).
+use crate::pretokenize::{CL100K, CL100K_1, DEEPSEEK_WORDS_ESCAPED, O200K, TEKKEN};
+
 /// Qwen 3.5's: marks join letters.
 const QWEN35: &str = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?[\p{L}\p{M}]+|\p{N}| ?[^\s\p{L}\p{M}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+";
-/// GPT-4o's (o200k).
-const GPT4O: &str = r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+";
-/// Mistral's Tekken.
-const TEKKEN: &str = r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+";
-/// DeepSeek V3's main pattern (after digits by three and CJK runs).
-const DEEPSEEK3: &str = r"[!\x22#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~][A-Za-z]+|[^\r\n\p{L}\p{P}\p{S}]?[\p{L}\p{M}]+| ?[\p{P}\p{S}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+";
 /// DeepSeek LLM's letters.
 const DEEPSEEK_LLM_LETTERS: &str = "\\s?[A-Za-z\u{b5}\u{c0}-\u{d6}\u{d8}-\u{f6}\u{f8}-\u{1ba}\u{1bc}-\u{1bf}\u{1c4}-\u{293}\u{295}-\u{2af}\u{370}-\u{373}\u{376}\u{377}\u{37b}-\u{37d}\u{37f}\u{386}\u{388}-\u{38a}\u{38c}\u{38e}-\u{3a1}\u{3a3}-\u{3f5}\u{3f7}-\u{481}\u{48a}-\u{52f}\u{531}-\u{556}\u{10a0}-\u{10c5}\u{13a0}-\u{13f5}\u{13f8}-\u{13fd}\u{1c90}-\u{1cba}\u{1cbd}-\u{1cbf}\u{1d00}-\u{1d2b}\u{1d6b}-\u{1d77}\u{1d79}-\u{1d9a}\u{1e00}-\u{1f15}\u{1f18}-\u{1f1d}\u{1f20}-\u{1f45}\u{1f48}-\u{1f4d}\u{1f50}-\u{1f57}\u{1f59}\u{1f5b}\u{1f5d}\u{1f5f}-\u{1f7d}\u{1f80}-\u{1fb4}\u{1fb6}-\u{1fbc}\u{1fbe}\u{1fc2}-\u{1fc4}\u{1fc6}-\u{1fcc}\u{1fd0}-\u{1fd3}\u{1fd6}-\u{1fdb}\u{1fe0}-\u{1fec}\u{1ff2}-\u{1ff4}\u{1ff6}-\u{1ffc}\u{2102}\u{2107}\u{210a}-\u{2113}\u{2115}\u{2119}-\u{211d}\u{2124}\u{2126}\u{2128}\u{212a}-\u{212d}\u{212f}-\u{2134}\u{2139}\u{213c}-\u{213f}\u{2145}-\u{2149}\u{214e}\u{2183}\u{2184}\u{2c00}-\u{2c7b}\u{2c7e}-\u{2ce4}\u{2ceb}-\u{2cee}\u{2cf2}\u{2cf3}\u{a640}-\u{a66d}\u{a680}-\u{a69b}\u{a722}-\u{a76f}\u{a771}-\u{a787}\u{a78b}-\u{a78e}\u{ab70}-\u{abbf}\u{fb00}-\u{fb06}\u{fb13}-\u{fb17}\u{ff21}-\u{ff3a}\u{ff41}-\u{ff5a}\u{10400}-\u{1044f}\u{104b0}-\u{104d3}\u{104d8}-\u{104fb}\u{10c80}-\u{10cb2}\u{10cc0}-\u{10cf2}\u{118a0}-\u{118df}\u{1e900}-\u{1e943}]+";
 /// CJK runs of DeepSeek's pre-tokenizers.
@@ -186,10 +180,10 @@ pub fn pre_tokenizer(pre: Option<&str>) -> Result<(Value, bool), String> {
             split("[0-9][0-9][0-9]"),
             byte_level(false),
         ],
-        Kind::Llama3 => vec![split(LLAMA3), byte_level(false)],
-        Kind::Qwen2 => vec![split(QWEN2), byte_level(false)],
+        Kind::Llama3 => vec![split(CL100K), byte_level(false)],
+        Kind::Qwen2 => vec![split(CL100K_1), byte_level(false)],
         Kind::Qwen35 => vec![split(QWEN35), byte_level(false)],
-        Kind::Gpt4o => vec![split(GPT4O), byte_level(false)],
+        Kind::Gpt4o => vec![split(O200K), byte_level(false)],
         Kind::Tekken => vec![split(TEKKEN), byte_level(false)],
         Kind::Gpt2 => vec![byte_level(true)],
         Kind::Starcoder => vec![digits(true), byte_level(true)],
@@ -225,7 +219,7 @@ pub fn pre_tokenizer(pre: Option<&str>) -> Result<(Value, bool), String> {
         Kind::Deepseek3 => vec![
             split(r"\p{N}{1,3}"),
             split("[一-龥぀-ゟ゠-ヿ]+"),
-            split(DEEPSEEK3),
+            split(DEEPSEEK_WORDS_ESCAPED),
             byte_level(false),
         ],
     };
