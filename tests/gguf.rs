@@ -15,6 +15,8 @@ use simdtok::{LoadOptions, Tokenizer};
 
 #[path = "common/bad_files.rs"]
 mod bad_files;
+#[path = "common/golden.rs"]
+mod golden;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -22,16 +24,7 @@ fn root() -> PathBuf {
 
 /// The tiers this CPU runs; a tier `SIMDTOK_REQUIRE_TIERS` names that cannot run fails.
 fn tiers() -> Vec<&'static Kernels> {
-    let required: Vec<Tier> = std::env::var("SIMDTOK_REQUIRE_TIERS")
-        .ok()
-        .map(|v| {
-            v.split(',')
-                .map(str::trim)
-                .filter(|s| !s.is_empty())
-                .map(|s| s.parse().expect("SIMDTOK_REQUIRE_TIERS names tiers"))
-                .collect()
-        })
-        .unwrap_or_default();
+    let required = golden::required_tiers();
     let mut out = Vec::new();
     for tier in Tier::ALL {
         match Kernels::for_tier(tier) {
