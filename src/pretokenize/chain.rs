@@ -10,7 +10,8 @@
 //! `MergedWithNext` join the first match of a run to the gap before or after it, `Contiguous`
 //! joins runs of matches and runs of gaps. Empty pieces are dropped, as the reference drops them.
 
-use crate::pretokenize::Splitter;
+use crate::pretokenize::deepseek::Layout;
+use crate::pretokenize::{Inner, Pattern, Splitter};
 
 /// What a `Split` does with its matches.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -57,6 +58,8 @@ pub struct Stage {
 #[derive(Debug)]
 pub struct Chain {
     stages: Vec<Stage>,
+    /// DeepSeek V3's three stages in one pass, when the stages are those.
+    deepseek: Option<Layout>,
 }
 
 impl Chain {
@@ -80,12 +83,26 @@ pub struct Scratch {
 impl Chain {
     /// The chain of `stages`.
     pub fn new(stages: Vec<Stage>) -> Chain {
-        Chain { stages }
+        let deepseek = deepseek_layout(&stages);
+        Chain { stages, deepseek }
+    }
+
+    /// The chain of `stages`, each run over the pieces of the one before whatever they are.
+    #[cfg(test)]
+    fn staged(stages: Vec<Stage>) -> Chain {
+        Chain {
+            stages,
+            deepseek: None,
+        }
     }
 
     /// The pieces of `text`, as `[start, end)` byte ranges in order, into `out` (cleared first).
     pub fn pieces(&self, text: &str, out: &mut Vec<(usize, usize)>, scratch: &mut Scratch) {
         out.clear();
+        if let Some(layout) = &self.deepseek {
+            layout.pieces(text.as_bytes(), &mut |s, e| out.push((s, e)));
+            return;
+        }
         out.push((0, text.len()));
         for stage in &self.stages {
             scratch.next.clear();
@@ -96,6 +113,27 @@ impl Chain {
         }
         out.retain(|&(s, e)| s < e);
     }
+}
+
+/// DeepSeek V3's layout in one pass ([`Layout`]) when `stages` are its three `Split`s, each
+/// `Isolated` and not inverted: `\p{N}{1,k}`, the CJK runs, the word pattern.
+fn deepseek_layout(stages: &[Stage]) -> Option<Layout> {
+    let [numbers, cjk, words] = stages else {
+        return None;
+    };
+    let scan = |stage: &Stage, want: fn(Pattern) -> bool| match &stage.matcher {
+        Matcher::Regex(Splitter {
+            inner: Inner::Scan(scan),
+            kernels,
+        }) if stage.behavior == Behavior::Isolated && !stage.invert && want(scan.pattern) => {
+            Some((scan.scanner, *kernels))
+        }
+        _ => None,
+    };
+    let (scanner, kernels) = scan(numbers, |p| matches!(p, Pattern::Numbers { .. }))?;
+    scan(cjk, |p| p == Pattern::DeepSeekCjk)?;
+    scan(words, |p| p == Pattern::DeepSeekWords)?;
+    Some(Layout::new(kernels, scanner))
 }
 
 impl Stage {
@@ -256,5 +294,91 @@ mod tests {
         chain.pieces(t, &mut out, &mut Scratch::default());
         let got: Vec<&str> = out.iter().map(|&(s, e)| &t[s..e]).collect();
         assert_eq!(got, ["ab", "1", "2", " c", "٣", "d"]);
+    }
+
+    /// DeepSeek V3's three stages.
+    fn deepseek_stages(digits: u8, kernels: &'static Kernels) -> Vec<Stage> {
+        let numbers = format!(r"\p{{N}}{{1,{digits}}}");
+        [
+            &numbers[..],
+            super::super::DEEPSEEK_CJK,
+            super::super::DEEPSEEK_WORDS,
+        ]
+        .into_iter()
+        .map(|regex| Stage {
+            matcher: Matcher::Regex(Splitter::from_regex(regex, kernels).unwrap()),
+            behavior: Behavior::Isolated,
+            invert: false,
+        })
+        .collect()
+    }
+
+    #[test]
+    fn deepseek_in_one_pass_cuts_as_its_stages_do() {
+        // Numbers of every kind, the CJK ranges' letters, marks, punctuation, symbols and
+        // unassigned code points (and their neighbours just outside), letters of other
+        // scripts, every kind of space and line end, ASCII punctuation before letters.
+        let units: &[&str] = &[
+            "a", "Zq", "é", "́", "1", "23", "٣", "①", "〇", "Ⅻ", "½", "中", "文", "龥", "鿦", "丁",
+            "一", "぀", "ぁ", "ゖ", "゗", "゙", "゛", "ゟ", "゠", "ア", "・", "ー", "ヿ", "㄀", "ㇰ",
+            "가", "Я", " ", "  ", "\t", "\n", "\r\n", "\r", "\u{a0}", "\u{2028}", "\u{3000}", ".",
+            ",", "'", "-", "!a", "'s", "\"x", "$", "€", "，", "。", "「", "😀", "\u{200d}",
+            "\u{fe0f}", "#", "_b", "(", ")", "\u{0}", "\u{7f}",
+        ];
+        let bytes: Vec<&[u8]> = units.iter().map(|u| u.as_bytes()).collect();
+        let mut rng = crate::test_rng::Rng(0x9E37_79B9_7F4A_7C15);
+        for kernels in simdtok_kernels::Tier::ALL
+            .into_iter()
+            .filter_map(Kernels::for_tier)
+        {
+            for digits in [1, 3] {
+                let fused = Chain::new(deepseek_stages(digits, kernels));
+                assert!(fused.deepseek.is_some(), "DeepSeek's stages are recognised");
+                let staged = Chain::staged(deepseek_stages(digits, kernels));
+                let (mut got, mut want) = (Vec::new(), Vec::new());
+                let mut scratch = Scratch::default();
+                for round in 0..3000 {
+                    let len = 1 + rng.below(if round % 10 == 0 { 200 } else { 12 }) as usize;
+                    let text = String::from_utf8(rng.join(&bytes, len)).unwrap();
+                    fused.pieces(&text, &mut got, &mut scratch);
+                    staged.pieces(&text, &mut want, &mut scratch);
+                    assert_eq!(
+                        got,
+                        want,
+                        "{text:?} ({digits} digits, {:?})",
+                        kernels.tier()
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn deepseek_numbers_and_cjk_ranges_share_no_character() {
+        let tables = crate::pretokenize::unicode::Tables::get();
+        for cp in (0x3040..=0x30FF).chain(0x4E00..=0x9FA5) {
+            assert_eq!(
+                tables.flags(cp) & crate::pretokenize::unicode::N,
+                0,
+                "U+{cp:04X}"
+            );
+        }
+    }
+
+    #[test]
+    fn other_chains_are_not_taken_for_deepseeks() {
+        let kernels = Kernels::scalar();
+        let mut stages = deepseek_stages(3, kernels);
+        stages[1].behavior = Behavior::Removed;
+        assert!(Chain::new(stages).deepseek.is_none());
+        let mut stages = deepseek_stages(3, kernels);
+        stages[2].invert = true;
+        assert!(Chain::new(stages).deepseek.is_none());
+        let mut stages = deepseek_stages(3, kernels);
+        stages.swap(0, 1);
+        assert!(Chain::new(stages).deepseek.is_none());
+        let mut stages = deepseek_stages(3, kernels);
+        stages.pop();
+        assert!(Chain::new(stages).deepseek.is_none());
     }
 }

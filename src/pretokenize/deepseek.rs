@@ -198,6 +198,159 @@ fn word_at(sc: &Scanner, b: &[u8], s: usize) -> Option<usize> {
     None
 }
 
+/// DeepSeek V3's whole pre-tokenizer: its three `Split`s (`\p{N}{1,k}`, the CJK runs, the word
+/// pattern), each `Isolated` and none inverted, in one pass over the text instead of one pass
+/// per stage over the pieces of the stage before ([`super::chain`]: three passes and two piece
+/// lists, 39 % of the instructions of unseen Chinese).
+///
+/// The same pieces, because the stages' matches do not interact:
+/// - No character is both a number and in the CJK ranges (the ranges hold letters, marks,
+///   kana punctuation and unassigned code points; checked against the tables in the tests), so
+///   the second stage cuts nothing out of a number and sees every CJK run whole: the number
+///   groups and the maximal CJK runs are found by one scan, in text order.
+/// - The word pattern leaves a number group whole (no alternative matches inside a run of
+///   numbers: the letter alternative wants a letter or mark after its optional first
+///   character), and a CJK run of letters and marks whole (`[\p{L}\p{M}]+` from its first
+///   character); any other CJK run (one with `・`, `゠`, `゛`, an unassigned code point) goes
+///   through the word pattern, as the third stage would take it.
+/// - Between them, the word pattern runs on each stretch alone, its end the stretch's end (as
+///   the third stage sees a piece of the second), its gaps kept as pieces.
+pub(crate) struct Layout {
+    kernels: &'static Kernels,
+    /// The numbers' scanner (its `digits` is the `k` of `\p{N}{1,k}`); the word pattern reads
+    /// only its tables and runs.
+    scanner: Scanner,
+    /// Whether every ideograph of U+4E00–U+9FA5 is a letter or mark in the tables (true of
+    /// every Unicode version since 1.1): a run of them then needs no lookups.
+    ideographs_are_letters: bool,
+}
+
+impl std::fmt::Debug for Layout {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Layout")
+            .field("digits", &self.scanner.digits)
+            .field("tier", &self.kernels.tier())
+            .finish()
+    }
+}
+
+/// The first and last UTF-8 encodings (as 24-bit numbers) of the two ranges of [`CJK`]:
+/// U+3040–U+30FF (hiragana and katakana, contiguous) and U+4E00–U+9FA5. For characters of
+/// three bytes, comparing their bytes compares their code points.
+const KANA_UTF8: (u32, u32) = (0xE3_81_80, 0xE3_83_BF);
+const IDEOGRAPHS_UTF8: (u32, u32) = (0xE4_B8_80, 0xE9_BE_A5);
+
+impl Layout {
+    /// The layout whose numbers `scanner` groups (its `digits`).
+    pub(crate) fn new(kernels: &'static Kernels, scanner: Scanner) -> Layout {
+        let letters = |cp: u32| scanner.tables.flags(cp) & (L | M) != 0;
+        Layout {
+            kernels,
+            scanner,
+            ideographs_are_letters: (0x4E00..=0x9FA5).all(letters),
+        }
+    }
+
+    /// Calls `piece` for each piece of `b`, in order (they tile it).
+    pub(crate) fn pieces(&self, b: &[u8], piece: &mut impl FnMut(usize, usize)) {
+        let sc = &self.scanner;
+        // Where the stretch the word pattern has not yet seen starts.
+        let mut gap = 0;
+        let mut i = 0;
+        while i < b.len() {
+            let c = b[i];
+            if c < 0x80 && !c.is_ascii_digit() {
+                // From a boundary, the next digit or lead byte.
+                match self.kernels.find_in(number_starts(), b, i) {
+                    Some(next) => i = next,
+                    None => break,
+                }
+                continue;
+            }
+            if let Some(plain) = self.cjk_at(b, i) {
+                let start = i;
+                let mut plain = plain;
+                i += 3;
+                while i < b.len() {
+                    match self.cjk_at(b, i) {
+                        Some(p) => plain &= p,
+                        None => break,
+                    }
+                    i += 3;
+                }
+                self.words(b, gap, start, piece);
+                if plain {
+                    piece(start, i);
+                } else {
+                    self.words(b, start, i, piece);
+                }
+                gap = i;
+                continue;
+            }
+            let (f, len) = sc.tables.char_at(b, i);
+            if f & N == 0 {
+                i += len;
+                continue;
+            }
+            let e = sc.digits_end(b, i);
+            self.words(b, gap, i, piece);
+            piece(i, e);
+            gap = e;
+            i = e;
+        }
+        self.words(b, gap, b.len(), piece);
+    }
+
+    /// At a character of [`CJK`] (a boundary of valid UTF-8): whether it is a letter or mark
+    /// (`Some(true)`) or another character of the ranges (`Some(false)`); `None` for any
+    /// other character.
+    #[inline]
+    fn cjk_at(&self, b: &[u8], i: usize) -> Option<bool> {
+        let lead = b[i];
+        if !(0xE3..=0xE9).contains(&lead) {
+            return None;
+        }
+        let v = (lead as u32) << 16 | (b[i + 1] as u32) << 8 | b[i + 2] as u32;
+        let ideograph = (IDEOGRAPHS_UTF8.0..=IDEOGRAPHS_UTF8.1).contains(&v);
+        if !ideograph && !(KANA_UTF8.0..=KANA_UTF8.1).contains(&v) {
+            return None;
+        }
+        if ideograph && self.ideographs_are_letters {
+            return Some(true);
+        }
+        let (f, _) = self.scanner.tables.char_at(b, i);
+        Some(f & (L | M) != 0)
+    }
+
+    /// The word pattern's matches in `b[from..to]` (its end the stretch's end), and the gaps
+    /// between them, as pieces.
+    #[inline]
+    fn words(&self, b: &[u8], from: usize, to: usize, piece: &mut impl FnMut(usize, usize)) {
+        if from == to {
+            return;
+        }
+        let stretch = &b[from..to];
+        let mut done = 0;
+        let mut s = 0;
+        while s < stretch.len() {
+            match word_at(&self.scanner, stretch, s) {
+                Some(e) => {
+                    if done < s {
+                        piece(from + done, from + s);
+                    }
+                    piece(from + s, from + e);
+                    s = e;
+                    done = e;
+                }
+                None => s += utf8_len(stretch[s]),
+            }
+        }
+        if done < stretch.len() {
+            piece(from + done, to);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
