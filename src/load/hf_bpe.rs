@@ -79,10 +79,10 @@ pub fn from_tokenizer_json(
     bpe.prepare_first_sights();
     if !bpe.covers_every_byte() {
         return Err(if affixed {
-            "a byte-level vocabulary must have a token for every byte, in every place in a word              (with the continuing_subword_prefix before it but first, the end_of_word_suffix              after it last)"
+            "a byte-level vocabulary must have a token for every byte UTF-8 text can hold, in every place in a word              (with the continuing_subword_prefix before it but first, the end_of_word_suffix              after it last)"
                 .into()
         } else {
-            "a byte-level vocabulary must have a token for every byte".into()
+            "a byte-level vocabulary must have a token for every byte UTF-8 text can hold".into()
         });
     }
     let size = added

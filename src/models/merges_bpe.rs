@@ -54,6 +54,11 @@ impl std::hash::Hasher for PairHasher {
     }
 }
 
+/// Whether byte `b` can occur in UTF-8 text (every byte but `C0`, `C1` and `F5`–`FF`).
+fn in_utf8(b: u8) -> bool {
+    !matches!(b, 0xC0 | 0xC1 | 0xF5..=0xFF)
+}
+
 /// A merges-list BPE over bytes.
 #[derive(Debug)]
 pub struct MergesBpe {
@@ -379,14 +384,21 @@ impl MergesBpe {
         self.tokens.is_empty()
     }
 
-    /// Whether every byte has a token (what byte-level models need) — in every place in a word,
-    /// with the affixes the model puts there.
+    /// Whether every byte that UTF-8 text can hold has a token (what byte-level models need)
+    /// — in every place in a word, with the affixes the model puts there. The bytes `C0`,
+    /// `C1` and `F5`–`FF` never occur in UTF-8, so no text asks for them (MPT's and GPT-NeoX's
+    /// vocabularies have no token for them).
     pub fn covers_every_byte(&self) -> bool {
+        let covered = |ids: &[u32; 256]| {
+            ids.iter()
+                .enumerate()
+                .all(|(b, &id)| id != NONE || !in_utf8(b as u8))
+        };
         match &self.affixed {
-            None => !self.byte_ids.contains(&NONE),
+            None => covered(&self.byte_ids),
             Some(a) => [&a.only, &a.first, &a.middle, &a.last]
                 .iter()
-                .all(|t| !t.contains(&NONE)),
+                .all(|t| covered(t)),
         }
     }
 
@@ -1141,6 +1153,23 @@ mod tests {
             took_runs > 200 * 51 / 2,
             "runs merged only {took_runs} times"
         );
+    }
+
+    #[test]
+    fn only_bytes_that_utf8_holds_need_a_token() {
+        let without = |missing: &[u8]| {
+            let vocab = (0..=255u8)
+                .filter(|b| !missing.contains(b))
+                .map(|b| vec![b])
+                .zip(0..)
+                .collect();
+            MergesBpe::new(vocab, Vec::new(), false, Kernels::scalar()).unwrap()
+        };
+        let never: Vec<u8> = [0xC0, 0xC1].into_iter().chain(0xF5..=0xFF).collect();
+        assert!(without(&never).covers_every_byte());
+        for held in [0x03, 0x41, 0x80, 0xC2, 0xF1, 0xF4] {
+            assert!(!without(&[held]).covers_every_byte(), "{held:#x}");
+        }
     }
 
     #[test]
