@@ -112,13 +112,6 @@ fn suite_files() -> Option<Vec<PathBuf>> {
 /// the test checks that this is still so (a fix must remove the entry), and
 /// `docs/gguf.md` says why.
 const NOT_YET: &[(&str, &str)] = &[
-    // The vocabulary has no token for some bytes that UTF-8 text can hold (Falcon: 0x03–0x1E
-    // and 0xF2; Refact and StarCoder: 0xF1; `tokenizers` drops such a character);
-    // simdtok's byte-level BPE needs one for every such byte. (MPT and GPT-NeoX lack only
-    // bytes that UTF-8 never holds, and load.)
-    ("ggml-vocab-falcon.gguf", "a token for every byte"),
-    ("ggml-vocab-refact.gguf", "a token for every byte"),
-    ("ggml-vocab-starcoder.gguf", "a token for every byte"),
     // Gemma 4's own vocabulary type.
     ("ggml-vocab-gemma-4.gguf", "\"gemma4\" is not supported"),
 ];

@@ -77,13 +77,14 @@ pub fn from_tokenizer_json(
     let bpe = MergesBpe::with_affixes(vocab, merges, model.ignore_merges, affixes, kernels)?;
     // What a first sight would otherwise build or learn (text never seen before).
     bpe.prepare_first_sights();
-    if !bpe.covers_every_byte() {
-        return Err(if affixed {
-            "a byte-level vocabulary must have a token for every byte UTF-8 text can hold, in every place in a word              (with the continuing_subword_prefix before it but first, the end_of_word_suffix              after it last)"
-                .into()
-        } else {
-            "a byte-level vocabulary must have a token for every byte UTF-8 text can hold".into()
-        });
+    // Without affixes a byte without a token is dropped, as the reference drops it.
+    if affixed && !bpe.covers_every_byte() {
+        return Err(
+            "a byte-level vocabulary with affixes must have a token for every byte UTF-8 \
+             text can hold, in every place in a word (with the continuing_subword_prefix before \
+             it but first, the end_of_word_suffix after it last)"
+                .into(),
+        );
     }
     let size = added
         .iter()

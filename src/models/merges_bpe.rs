@@ -72,6 +72,10 @@ pub struct MergesBpe {
     rights: Box<[u64]>,
     /// The id of each byte's symbol.
     byte_ids: [u32; 256],
+    /// Whether some byte that UTF-8 text can hold has no token (Falcon's, StarCoder's
+    /// vocabularies): pieces holding one are encoded as the reference does it
+    /// ([`MergesBpe::encode_with_gaps`]).
+    gaps: bool,
     /// The listed merge of each pair of single-byte symbols, `(rank, merged id)` by
     /// `first << 8 | second` (`(NONE, NONE)` when not listed): the first round of a byte-level
     /// piece's pairs without hashing.
@@ -336,6 +340,10 @@ impl MergesBpe {
             rights,
             affixed,
             byte_ids,
+            gaps: byte_ids
+                .iter()
+                .enumerate()
+                .any(|(b, &id)| id == NONE && in_utf8(b as u8)),
             by_bytes,
             ignore_merges,
             byte_pairs,
@@ -384,10 +392,11 @@ impl MergesBpe {
         self.tokens.is_empty()
     }
 
-    /// Whether every byte that UTF-8 text can hold has a token (what byte-level models need)
-    /// — in every place in a word, with the affixes the model puts there. The bytes `C0`,
-    /// `C1` and `F5`–`FF` never occur in UTF-8, so no text asks for them (MPT's and GPT-NeoX's
-    /// vocabularies have no token for them).
+    /// Whether every byte that UTF-8 text can hold has a token — in every place in a word, with
+    /// the affixes the model puts there (what a model with affixes needs; one without drops a
+    /// byte without a token, as the reference does: [`MergesBpe::encode_with_gaps`]). The
+    /// bytes `C0`, `C1` and `F5`–`FF` never occur in UTF-8, so no text asks for them (MPT's and
+    /// GPT-NeoX's vocabularies have no token for them).
     pub fn covers_every_byte(&self) -> bool {
         let covered = |ids: &[u32; 256]| {
             ids.iter()
@@ -436,6 +445,9 @@ impl MergesBpe {
         if let Some(affixed) = &self.affixed {
             return self.merge_affixed(affixed, piece, scratch, out);
         }
+        if self.gaps && piece.iter().any(|&b| self.byte_ids[b as usize] == NONE) {
+            return self.encode_with_gaps(piece, scratch, out);
+        }
         if self.pair_cuts.could_be_token(piece)
             && let Some(id) = self.by_bytes.get(piece)
             && (self.ignore_merges || self.merges_to_itself(id, piece, scratch))
@@ -460,6 +472,44 @@ impl MergesBpe {
             self.merge_bytes(piece, scratch, out);
         } else {
             self.merge_cut(piece, scratch, out);
+        }
+    }
+
+    /// The tokens of a piece holding a byte without a token, with the reference's ids: such a
+    /// byte (its byte-level character) is no symbol of the word, so the bytes around it merge as
+    /// if side by side (`tokenizers` 0.23 gives `abc` without a token for `b` the one token
+    /// `ac`). With `ignore_merges`, the whole piece is still looked up first. A piece of such
+    /// bytes alone has no tokens.
+    ///
+    /// Offsets are NOT the reference's here: each token spans its kept bytes, counted from the
+    /// piece's start without the dropped ones (`ac` at `0..2`, as the reference has it), while
+    /// the reference maps its byte-level characters back to the text's characters, which gives
+    /// a token after a dropped byte the span of another character (`x中y` with `E4` dropped:
+    /// `y` at `中`'s span) and can give several tokens one span. Only pieces holding such a byte
+    /// differ (a toy GPT-2 vocabulary without eight byte tokens: the reference's ids on all
+    /// 4 863 golden cases, other offsets in 20).
+    fn encode_with_gaps(
+        &self,
+        piece: &[u8],
+        scratch: &mut MergeScratch,
+        out: &mut Vec<PieceToken>,
+    ) {
+        if self.ignore_merges
+            && let Some(id) = self.by_bytes.get(piece)
+        {
+            out.push(PieceToken {
+                id,
+                len: piece.len() as u32,
+            });
+            return;
+        }
+        let kept: Vec<u8> = piece
+            .iter()
+            .copied()
+            .filter(|&b| self.byte_ids[b as usize] != NONE)
+            .collect();
+        if !kept.is_empty() {
+            self.merge_bytes(&kept, scratch, out);
         }
     }
 
@@ -1169,6 +1219,51 @@ mod tests {
         assert!(without(&never).covers_every_byte());
         for held in [0x03, 0x41, 0x80, 0xC2, 0xF1, 0xF4] {
             assert!(!without(&[held]).covers_every_byte(), "{held:#x}");
+        }
+    }
+
+    #[test]
+    fn a_byte_without_a_token_is_dropped_as_the_reference_drops_it() {
+        // `tokenizers` 0.23.3 (a BPE over the byte-level alphabet without `b`, merges `a c`,
+        // `ByteLevel` without its regex): `abc` -> `ac` at 0..2, `xbbby` -> `x` 0..1, `y` 1..2.
+        let mut vocab: Vec<(Vec<u8>, u32)> = (0..=255u8)
+            .filter(|&b| b != b'b')
+            .map(|b| vec![b])
+            .zip(0..)
+            .collect();
+        vocab.push((b"ac".to_vec(), 255));
+        // A token holding the byte without a token, which no merge makes.
+        vocab.push((b"xb".to_vec(), 256));
+        let (ac, xb) = (255, 256);
+        let merges = vec![(b"a".to_vec(), b"c".to_vec())];
+        for ignore_merges in [false, true] {
+            let bpe = MergesBpe::new(
+                vocab.clone(),
+                merges.clone(),
+                ignore_merges,
+                Kernels::scalar(),
+            )
+            .unwrap();
+            let mut scratch = MergeScratch::default();
+            let encode = |piece: &[u8], scratch: &mut MergeScratch| {
+                let mut out = Vec::new();
+                bpe.encode_piece(piece, scratch, &mut out);
+                out.iter().map(|t| (t.id, t.len)).collect::<Vec<_>>()
+            };
+            let id = |b: u8| bpe.bytes_id(&[b]).unwrap();
+            assert_eq!(encode(b"abc", &mut scratch), [(ac, 2)]);
+            assert_eq!(
+                encode(b"xbbby", &mut scratch),
+                [(id(b'x'), 1), (id(b'y'), 1)]
+            );
+            assert_eq!(encode(b"bb", &mut scratch), []);
+            assert_eq!(encode(b"ac", &mut scratch), [(ac, 2)]);
+            // `xb` whole only under `ignore_merges`, and a seed of the piece cache then only.
+            let whole = if ignore_merges { vec![(xb, 2)] } else { vec![(id(b'x'), 1)] };
+            assert_eq!(encode(b"xb", &mut scratch), whole);
+            assert_eq!(bpe.encodes_as_itself(xb, &mut scratch).is_some(), ignore_merges);
+            // `b` has no token: a model with affixes would be refused.
+            assert!(!bpe.covers_every_byte());
         }
     }
 
