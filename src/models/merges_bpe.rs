@@ -394,7 +394,7 @@ impl MergesBpe {
 
     /// Whether every byte that UTF-8 text can hold has a token — in every place in a word, with
     /// the affixes the model puts there (what a model with affixes needs; one without drops a
-    /// byte without a token, as the reference does: [`MergesBpe::encode_with_gaps`]). The
+    /// byte without a token, as the reference does: `MergesBpe::encode_with_gaps`). The
     /// bytes `C0`, `C1` and `F5`–`FF` never occur in UTF-8, so no text asks for them (MPT's and
     /// GPT-NeoX's vocabularies have no token for them).
     pub fn covers_every_byte(&self) -> bool {
@@ -1259,9 +1259,16 @@ mod tests {
             assert_eq!(encode(b"bb", &mut scratch), []);
             assert_eq!(encode(b"ac", &mut scratch), [(ac, 2)]);
             // `xb` whole only under `ignore_merges`, and a seed of the piece cache then only.
-            let whole = if ignore_merges { vec![(xb, 2)] } else { vec![(id(b'x'), 1)] };
+            let whole = if ignore_merges {
+                vec![(xb, 2)]
+            } else {
+                vec![(id(b'x'), 1)]
+            };
             assert_eq!(encode(b"xb", &mut scratch), whole);
-            assert_eq!(bpe.encodes_as_itself(xb, &mut scratch).is_some(), ignore_merges);
+            assert_eq!(
+                bpe.encodes_as_itself(xb, &mut scratch).is_some(),
+                ignore_merges
+            );
             // `b` has no token: a model with affixes would be refused.
             assert!(!bpe.covers_every_byte());
         }
