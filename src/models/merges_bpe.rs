@@ -494,13 +494,7 @@ impl MergesBpe {
         scratch: &mut MergeScratch,
         out: &mut Vec<PieceToken>,
     ) {
-        if self.ignore_merges
-            && let Some(id) = self.by_bytes.get(piece)
-        {
-            out.push(PieceToken {
-                id,
-                len: piece.len() as u32,
-            });
+        if self.taken_whole(piece, out) {
             return;
         }
         let kept: Vec<u8> = piece
@@ -513,6 +507,22 @@ impl MergesBpe {
         }
     }
 
+    /// With `ignore_merges`, `piece` as its one token when the vocabulary has it (appended,
+    /// `true`); the reference looks the bare piece up before any merge.
+    fn taken_whole(&self, piece: &[u8], out: &mut Vec<PieceToken>) -> bool {
+        let id = self
+            .ignore_merges
+            .then(|| self.by_bytes.get(piece))
+            .flatten();
+        if let Some(id) = id {
+            out.push(PieceToken {
+                id,
+                len: piece.len() as u32,
+            });
+        }
+        id.is_some()
+    }
+
     /// The tokens of `piece` for a model with affixes: as the reference does it, from the
     /// affixed starting symbols (no whole-piece shortcut but `ignore_merges`', which looks the
     /// bare piece up; no safe cuts, whose reasoning is about bare bytes).
@@ -523,13 +533,7 @@ impl MergesBpe {
         scratch: &mut MergeScratch,
         out: &mut Vec<PieceToken>,
     ) {
-        if self.ignore_merges
-            && let Some(id) = self.by_bytes.get(piece)
-        {
-            out.push(PieceToken {
-                id,
-                len: piece.len() as u32,
-            });
+        if self.taken_whole(piece, out) {
             return;
         }
         let n = piece.len();
