@@ -22,6 +22,16 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// The files of `shared`'s corpora folder, in name order.
+fn shared_corpora(shared: &Path) -> Vec<PathBuf> {
+    let mut corpora: Vec<PathBuf> = std::fs::read_dir(shared.join("corpora"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    corpora.sort();
+    corpora
+}
+
 /// The tiers this CPU runs; a tier `SIMDTOK_REQUIRE_TIERS` names that cannot run fails.
 fn tiers() -> Vec<&'static Kernels> {
     let required = golden::required_tiers();
@@ -484,11 +494,7 @@ fn gguf_made_from_a_tokenizer_json_gives_its_ids_on_the_shared_corpora() {
         );
         return;
     }
-    let mut corpora: Vec<PathBuf> = std::fs::read_dir(shared.join("corpora"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    corpora.sort();
+    let corpora = shared_corpora(&shared);
     let texts: Vec<(String, String)> = corpora
         .iter()
         .map(|p| {
@@ -636,11 +642,7 @@ fn llama_and_t5_files_match_their_sentencepiece_models_on_the_shared_corpora() {
         eprintln!("SKIPPED: {} is absent", shared.display());
         return;
     }
-    let mut corpora: Vec<PathBuf> = std::fs::read_dir(shared.join("corpora"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    corpora.sort();
+    let corpora = shared_corpora(&shared);
     let texts: Vec<String> = corpora
         .iter()
         .map(|p| head(&std::fs::read_to_string(p).unwrap(), 16 << 10).to_string())
