@@ -26,7 +26,7 @@ fn number_starts() -> &'static ByteSet {
     SET.get_or_init(|| ByteSet::from_fn(|b| b.is_ascii_digit() || b >= 0x80))
 }
 
-/// The lead bytes of the characters of [`CJK`] (never a continuation byte).
+/// The lead bytes of the characters of `[一-龥぀-ゟ゠-ヿ]` (never a continuation byte).
 fn cjk_leads() -> &'static ByteSet {
     static SET: OnceLock<ByteSet> = OnceLock::new();
     SET.get_or_init(|| ByteSet::from_fn(|b| (0xE3..=0xE9).contains(&b)))
@@ -61,18 +61,33 @@ pub(crate) fn numbers(
     }
 }
 
-/// The code points of `[一-龥぀-ゟ゠-ヿ]`: all of three UTF-8 bytes, with lead bytes `E3`..`E9`.
-const CJK: [(u32, u32); 3] = [(0x4E00, 0x9FA5), (0x3040, 0x309F), (0x30A0, 0x30FF)];
+/// The first and last UTF-8 encodings, as 24-bit numbers, of the code points of
+/// `[一-龥぀-ゟ゠-ヿ]`: U+3040–U+30FF (hiragana and katakana, contiguous) and U+4E00–U+9FA5,
+/// all of three bytes with lead bytes `E3`..`E9`. For characters of three bytes, comparing their
+/// bytes compares their code points.
+const KANA_UTF8: (u32, u32) = (0xE3_81_80, 0xE3_83_BF);
+const IDEOGRAPHS_UTF8: (u32, u32) = (0xE4_B8_80, 0xE9_BE_A5);
 
-/// The character at `b[i]` (a boundary) if it is in [`CJK`], with its length 3.
+/// At `b[i]` (a boundary of valid UTF-8): `Some(true)` for a character of the ideographs' range,
+/// `Some(false)` for one of the kana range, `None` for any other.
 #[inline]
-fn cjk_at(b: &[u8], i: usize) -> bool {
+fn cjk_kind(b: &[u8], i: usize) -> Option<bool> {
     let lead = b[i];
     if !(0xE3..=0xE9).contains(&lead) {
-        return false;
+        return None;
     }
-    let (cp, _) = super::unicode::decode(b, i);
-    CJK.iter().any(|&(lo, hi)| (lo..=hi).contains(&cp))
+    let v = (lead as u32) << 16 | (b[i + 1] as u32) << 8 | b[i + 2] as u32;
+    if (IDEOGRAPHS_UTF8.0..=IDEOGRAPHS_UTF8.1).contains(&v) {
+        Some(true)
+    } else {
+        (KANA_UTF8.0..=KANA_UTF8.1).contains(&v).then_some(false)
+    }
+}
+
+/// Whether the character at `b[i]` (a boundary) is in `[一-龥぀-ゟ゠-ヿ]` (then of 3 bytes).
+#[inline]
+fn cjk_at(b: &[u8], i: usize) -> bool {
+    cjk_kind(b, i).is_some()
 }
 
 /// The length of the UTF-8 character whose lead byte is `lead`.
@@ -234,12 +249,6 @@ impl std::fmt::Debug for Layout {
     }
 }
 
-/// The first and last UTF-8 encodings (as 24-bit numbers) of the two ranges of [`CJK`]:
-/// U+3040–U+30FF (hiragana and katakana, contiguous) and U+4E00–U+9FA5. For characters of
-/// three bytes, comparing their bytes compares their code points.
-const KANA_UTF8: (u32, u32) = (0xE3_81_80, 0xE3_83_BF);
-const IDEOGRAPHS_UTF8: (u32, u32) = (0xE4_B8_80, 0xE9_BE_A5);
-
 impl Layout {
     /// The layout whose numbers `scanner` groups (its `digits`).
     pub(crate) fn new(kernels: &'static Kernels, scanner: Scanner) -> Layout {
@@ -301,20 +310,12 @@ impl Layout {
         self.words(b, gap, b.len(), piece);
     }
 
-    /// At a character of [`CJK`] (a boundary of valid UTF-8): whether it is a letter or mark
+    /// At a character of `[一-龥぀-ゟ゠-ヿ]` (a boundary of valid UTF-8): whether it is a letter or mark
     /// (`Some(true)`) or another character of the ranges (`Some(false)`); `None` for any
     /// other character.
     #[inline]
     fn cjk_at(&self, b: &[u8], i: usize) -> Option<bool> {
-        let lead = b[i];
-        if !(0xE3..=0xE9).contains(&lead) {
-            return None;
-        }
-        let v = (lead as u32) << 16 | (b[i + 1] as u32) << 8 | b[i + 2] as u32;
-        let ideograph = (IDEOGRAPHS_UTF8.0..=IDEOGRAPHS_UTF8.1).contains(&v);
-        if !ideograph && !(KANA_UTF8.0..=KANA_UTF8.1).contains(&v) {
-            return None;
-        }
+        let ideograph = cjk_kind(b, i)?;
         if ideograph && self.ideographs_are_letters {
             return Some(true);
         }
@@ -322,31 +323,23 @@ impl Layout {
         Some(f & (L | M) != 0)
     }
 
-    /// The word pattern's matches in `b[from..to]` (its end the stretch's end), and the gaps
-    /// between them, as pieces.
+    /// The word pattern's matches in `b[from..to]` (its end the stretch's end, [`words`]), and
+    /// the gaps between them, as pieces.
     #[inline]
     fn words(&self, b: &[u8], from: usize, to: usize, piece: &mut impl FnMut(usize, usize)) {
         if from == to {
             return;
         }
-        let stretch = &b[from..to];
-        let mut done = 0;
-        let mut s = 0;
-        while s < stretch.len() {
-            match word_at(&self.scanner, stretch, s) {
-                Some(e) => {
-                    if done < s {
-                        piece(from + done, from + s);
-                    }
-                    piece(from + s, from + e);
-                    s = e;
-                    done = e;
-                }
-                None => s += utf8_len(stretch[s]),
+        let mut done = from;
+        words(&self.scanner, &b[from..to], &mut |s, e| {
+            if done < from + s {
+                piece(done, from + s);
             }
-        }
-        if done < stretch.len() {
-            piece(from + done, to);
+            piece(from + s, from + e);
+            done = from + e;
+        });
+        if done < to {
+            piece(done, to);
         }
     }
 }
