@@ -738,6 +738,9 @@ mod tests {
 pub struct CachedPiece {
     tokens: Vec<PieceToken>,
     spans: Vec<WordToken>,
+    /// The short tier's key of each piece of a batch ([`cached_pieces`]), made once for its
+    /// prefetch and its probe.
+    keys: Vec<Key>,
 }
 
 /// The tokens of the pre-tokenizer piece `text[at..end]`, from `cache` when it is there,
@@ -770,20 +773,23 @@ pub(crate) fn cached_pieces<S: Sink>(
     sink: &mut S,
     mut encode: impl FnMut((usize, usize), &mut Vec<PieceToken>),
 ) {
-    prefetch_sets(cache, text, spans);
     if let Some(ids) = sink.ids_only() {
+        let mut keys = std::mem::take(&mut buffers.keys);
+        prefetch_keyed_sets(cache, text, spans, &mut keys);
         // English makes a token or so per piece.
         let mut out = IdsCursor::new(ids, spans.len() + spans.len() / 4);
-        for &span in spans {
-            match short_hit(cache, text, span) {
+        for (&span, key) in spans.iter().zip(&keys) {
+            match short_hit_keyed(cache, text, span, key) {
                 Some(hit) => out.push_four(hit.ids, hit.n),
                 None => out.with_vec(|ids| {
                     missed_piece_out_of_line(cache, text, span, buffers, ids, &mut encode)
                 }),
             }
         }
+        buffers.keys = keys;
         return;
     }
+    prefetch_sets(cache, text, spans);
     for &span in spans {
         cached_piece(cache, text, span, buffers, sink, |t| encode(span, t));
     }
@@ -804,6 +810,33 @@ fn prefetch_sets(cache: &PieceCache, text: &[u8], spans: &[(usize, usize)]) {
             cache.prefetch(&Key::in_text(text, at, end - at));
         }
     }
+}
+
+/// [`prefetch_sets`], keeping each piece's key in `keys` (a piece too long for the short tier,
+/// or every piece while the cache is bypassed, gets an empty key, which its probe never uses):
+/// the probe then does not make it again (building and hashing the keys twice was a sixth of
+/// Llama 3's instructions on unseen English).
+#[inline]
+fn prefetch_keyed_sets(
+    cache: &PieceCache,
+    text: &[u8],
+    spans: &[(usize, usize)],
+    keys: &mut Vec<Key>,
+) {
+    keys.clear();
+    if cache.bypass.is_bypassing() {
+        keys.resize(spans.len(), Key::new(&[]));
+        return;
+    }
+    keys.extend(spans.iter().map(|&(at, end)| {
+        if end - at <= MAX_WORD {
+            let key = Key::in_text(text, at, end - at);
+            cache.prefetch(&key);
+            key
+        } else {
+            Key::new(&[])
+        }
+    }));
 }
 
 /// [`missed_piece`] into an ids-only output, as a call: inlined, it made the loop of hits in
@@ -835,7 +868,32 @@ fn short_hit(cache: &mut PieceCache, text: &[u8], (at, end): (usize, usize)) -> 
     if end - at > MAX_WORD || cache.bypass.is_bypassing() {
         return None;
     }
-    let e = cache.find(&Key::in_text(text, at, end - at))?;
+    hit_of(cache, &Key::in_text(text, at, end - at))
+}
+
+/// [`short_hit`] with the piece's key made already ([`prefetch_keyed_sets`]); made here after
+/// all when the batch began bypassed (its keys empty) and the cache has since come back.
+#[inline(always)]
+fn short_hit_keyed(
+    cache: &mut PieceCache,
+    text: &[u8],
+    (at, end): (usize, usize),
+    key: &Key,
+) -> Option<ShortHit> {
+    if end - at > MAX_WORD || cache.bypass.is_bypassing() {
+        return None;
+    }
+    if key.len() as usize == end - at {
+        hit_of(cache, key)
+    } else {
+        hit_of(cache, &Key::in_text(text, at, end - at))
+    }
+}
+
+/// The short tier's tokens of the piece whose key is `key`, counted as a hit.
+#[inline(always)]
+fn hit_of(cache: &mut PieceCache, key: &Key) -> Option<ShortHit> {
+    let e = cache.find(key)?;
     let hit = ShortHit {
         ids: e.ids(),
         ends: e.ends(),
