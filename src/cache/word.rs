@@ -59,11 +59,11 @@ const GROW_AFTER: usize = 4096;
 
 /// The most bytes the caches of one BPE or WordPiece thread take at their default sizes: the
 /// short tier grown, in the larger layout, the long tier full, the segment cache and the pair
-/// memo.
+/// memos (of merges, and of compatible pairs for CJK pieces).
 pub const BPE_FULL_BYTES: usize = MAX_SLOTS / 2 * std::mem::size_of::<WordSet>()
     + LongCache::full_bytes(LONG_BUDGET)
     + crate::cache::segment::FULL_BYTES
-    + crate::cache::pair_memo::FULL_BYTES;
+    + 2 * crate::cache::pair_memo::FULL_BYTES;
 
 /// The cache of one thread for one tokenizer, its short tier's sets of layout `S`: [`WordSet`]
 /// for WordPiece and SentencePiece BPE, [`PieceSet`] for byte-level BPE.

@@ -93,6 +93,7 @@ impl BpeScratch {
     pub fn fit_budget(&mut self) {
         self.cut.fit_budget();
         self.memo.fit(crate::cache::budget::in_force());
+        self.valid.fit_budget();
     }
 }
 

@@ -158,6 +158,7 @@ impl MergeScratch {
     pub fn fit_budget(&mut self) {
         self.cut.fit_budget();
         self.memo.fit(crate::cache::budget::in_force());
+        self.valid.fit_budget();
     }
 }
 
