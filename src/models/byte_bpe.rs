@@ -241,8 +241,12 @@ impl ByteBpe {
                 id,
                 len: piece.len() as u32,
             });
-        } else if ValidPairs::pays(piece) && self.encode_valid(piece, scratch, out) {
+        } else if ValidPairs::pays(piece) && self.encode_valid(piece, true, scratch, out) {
             // Found as compatible pairs.
+        } else if ValidPairs::pays_once_built(piece)
+            && self.encode_valid(piece, false, scratch, out)
+        {
+            // Found as compatible pairs, built for other pieces.
         } else if piece.len() <= CUT_ABOVE {
             self.merge(piece, scratch, out);
         } else if self.merge_clusters(piece, true, scratch, out) {
@@ -259,11 +263,13 @@ impl ByteBpe {
         }
     }
 
-    /// [`ValidPairs::encode`] of `piece`, when the model has them.
+    /// [`ValidPairs::encode`] of `piece`, when the model has them (built now if `build_now`,
+    /// else only if some piece built them before).
     #[inline]
     fn encode_valid(
         &self,
         piece: &[u8],
+        build_now: bool,
         scratch: &mut BpeScratch,
         out: &mut Vec<PieceToken>,
     ) -> bool {
@@ -272,6 +278,18 @@ impl ByteBpe {
             valid: buffers,
             ..
         } = scratch;
+        let joinable = |x, y| self.pair_cuts.joined(x, y);
+        let priority = |a, b, joined: &[u8]| self.joined_rank(memo, a, b, joined);
+        if !build_now {
+            return self.valid.encode_if_built(
+                self.kernels,
+                piece,
+                buffers,
+                out,
+                joinable,
+                priority,
+            );
+        }
         let build = || {
             ValidPairs::new(
                 &self.tokens,
@@ -281,15 +299,8 @@ impl ByteBpe {
                 |_, _, t| t,
             )
         };
-        self.valid.encode(
-            build,
-            self.kernels,
-            piece,
-            buffers,
-            out,
-            |x, y| self.pair_cuts.joined(x, y),
-            |a, b, joined| self.joined_rank(memo, a, b, joined),
-        )
+        self.valid
+            .encode(build, self.kernels, piece, buffers, out, joinable, priority)
     }
 
     /// The merges of a piece cut between the bytes no token holds side by side
@@ -639,6 +650,55 @@ mod tests {
         assert_eq!(ids(&both(&bpe, b"aaa")), vec![259, 97]);
         assert_eq!(ids(&both(&bpe, b"aaaaa")), vec![260, 97]);
         assert_eq!(ids(&both(&bpe, b"xbc")), vec![120, 257]);
+    }
+
+    #[test]
+    fn punctuation_pieces_found_as_pairs_once_built_are_their_merges() {
+        // Runs of dashes, and the joins of a table's border, ranked shorter first (every one
+        // monotone, so the pairs find most pieces), and a CJK word to build the pairs.
+        let mut extra: Vec<Vec<u8>> = (2..=9).map(|n| vec![b'-'; n]).collect();
+        for t in [
+            "-+", "+-", " |", "|-", "-|", "-+-", "  ", "--+", "+--", "++",
+        ] {
+            extra.push(t.as_bytes().to_vec());
+        }
+        for t in [
+            &[0xE6, 0x97][..],
+            "日".as_bytes(),
+            &[0xE6, 0x9C],
+            "本".as_bytes(),
+        ] {
+            extra.push(t.to_vec());
+        }
+        extra.push("日本".as_bytes().to_vec());
+        let refs: Vec<&[u8]> = extra.iter().map(|t| &t[..]).collect();
+        let bpe = table(&refs);
+        let mut scratch = BpeScratch::default();
+        let border = b" |---------+--------+-----+";
+        let mut out = Vec::new();
+        assert!(ValidPairs::pays_once_built(border));
+        assert!(!bpe.encode_valid(border, false, &mut scratch, &mut out));
+        assert!(out.is_empty(), "nothing built, nothing appended");
+        bpe.encode_piece("日本日本".as_bytes(), &mut scratch, &mut out);
+        assert_eq!(out.len(), 2);
+        let mut g = TestText::new(0x5EED_0A5C);
+        let mut found = 0;
+        for len in 17..120 {
+            for _ in 0..10 {
+                let piece: Vec<u8> = (0..len).map(|_| b"-----+| "[g.below(8) as usize]).collect();
+                assert!(ValidPairs::pays_once_built(&piece));
+                let want = both(&bpe, &piece);
+                let mut got = Vec::new();
+                if bpe.encode_valid(&piece, false, &mut scratch, &mut got) {
+                    found += 1;
+                    assert_eq!(got, want, "{:?}", String::from_utf8_lossy(&piece));
+                }
+                let mut whole = Vec::new();
+                bpe.encode_piece(&piece, &mut scratch, &mut whole);
+                assert_eq!(whole, want, "{:?}", String::from_utf8_lossy(&piece));
+            }
+        }
+        assert!(found > 900, "{found} of 1030 found as pairs");
     }
 
     #[test]

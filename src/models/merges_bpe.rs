@@ -459,8 +459,12 @@ impl MergesBpe {
             });
             return;
         }
-        if ValidPairs::pays(piece) && self.encode_valid(piece, scratch, out) {
+        if ValidPairs::pays(piece) && self.encode_valid(piece, true, scratch, out) {
             // Found as compatible pairs.
+        } else if ValidPairs::pays_once_built(piece)
+            && self.encode_valid(piece, false, scratch, out)
+        {
+            // Found as compatible pairs, built for other pieces.
         } else if piece.len() > CUT_ABOVE && self.merge_clusters(piece, true, scratch, out) {
             // Merged cluster by cluster.
         } else if piece.len() <= CUT_ABOVE
@@ -691,11 +695,13 @@ impl MergesBpe {
         self.merge_symbols(scratch, out);
     }
 
-    /// [`ValidPairs::encode`] of `piece`, when the model has them.
+    /// [`ValidPairs::encode`] of `piece`, when the model has them (built now if `build_now`,
+    /// else only if some piece built them before).
     #[inline]
     fn encode_valid(
         &self,
         piece: &[u8],
+        build_now: bool,
         scratch: &mut MergeScratch,
         out: &mut Vec<PieceToken>,
     ) -> bool {
@@ -704,6 +710,18 @@ impl MergesBpe {
             valid: buffers,
             ..
         } = scratch;
+        let joinable = |x, y| self.pair_cuts.joined(x, y);
+        let priority = |a, b, _: &[u8]| self.merge_memo(memo, a, b).0;
+        if !build_now {
+            return self.valid.encode_if_built(
+                self.kernels,
+                piece,
+                buffers,
+                out,
+                joinable,
+                priority,
+            );
+        }
         let build = || {
             ValidPairs::new(
                 &self.tokens,
@@ -713,15 +731,8 @@ impl MergesBpe {
                 |x, y, _| self.merge_of(x, y).0,
             )
         };
-        self.valid.encode(
-            build,
-            self.kernels,
-            piece,
-            buffers,
-            out,
-            |x, y| self.pair_cuts.joined(x, y),
-            |a, b, _| self.merge_memo(memo, a, b).0,
-        )
+        self.valid
+            .encode(build, self.kernels, piece, buffers, out, joinable, priority)
     }
 
     /// [`MergesBpe::merge_of`] through the thread's memo (which this model claims).
