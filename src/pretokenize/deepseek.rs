@@ -16,6 +16,7 @@ use std::sync::OnceLock;
 
 use simdtok_kernels::{ByteSet, Kernels};
 
+use super::deepseek_ascii::{AsciiWords, MIN_FAST, utf8_len};
 use super::scan::Scanner;
 use super::unicode::{L, M, N, NL, PS, S};
 
@@ -90,17 +91,6 @@ fn cjk_at(b: &[u8], i: usize) -> bool {
     cjk_kind(b, i).is_some()
 }
 
-/// The length of the UTF-8 character whose lead byte is `lead`.
-#[inline]
-fn utf8_len(lead: u8) -> usize {
-    match lead {
-        0..=0x7F => 1,
-        0x80..=0xDF => 2,
-        0xE0..=0xEF => 3,
-        _ => 4,
-    }
-}
-
 /// Calls `piece` for each match of `[一-龥぀-ゟ゠-ヿ]+` in `b`.
 pub(crate) fn cjk_runs(kernels: &Kernels, b: &[u8], piece: &mut impl FnMut(usize, usize)) {
     let mut i = 0;
@@ -123,8 +113,22 @@ pub(crate) fn cjk_runs(kernels: &Kernels, b: &[u8], piece: &mut impl FnMut(usize
     }
 }
 
-/// Calls `piece` for each match of DeepSeek's word pattern in `b`.
-pub(crate) fn words(sc: &Scanner, b: &[u8], piece: &mut impl FnMut(usize, usize)) {
+/// Calls `piece` for each match of DeepSeek's word pattern in `b`: its ASCII stretches through
+/// the masks of [`AsciiWords`], the rest (and what they cannot tell) by [`word_at`].
+pub(crate) fn words(
+    kernels: &Kernels,
+    sc: &Scanner,
+    b: &[u8],
+    piece: &mut impl FnMut(usize, usize),
+) {
+    match AsciiWords::get() {
+        Some(fast) if b.len() >= MIN_FAST => fast.words(kernels, b, |s| word_at(sc, b, s), piece),
+        _ => exact_words(sc, b, piece),
+    }
+}
+
+/// [`words`] by [`word_at`] alone.
+fn exact_words(sc: &Scanner, b: &[u8], piece: &mut impl FnMut(usize, usize)) {
     let mut s = 0;
     while s < b.len() {
         match word_at(sc, b, s) {
@@ -331,7 +335,7 @@ impl Layout {
             return;
         }
         let mut done = from;
-        words(&self.scanner, &b[from..to], &mut |s, e| {
+        words(self.kernels, &self.scanner, &b[from..to], &mut |s, e| {
             if done < from + s {
                 piece(done, from + s);
             }
@@ -347,6 +351,62 @@ impl Layout {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::models::test_text::TestText;
+    use crate::pretokenize::Pattern;
+    use simdtok_kernels::Tier;
+
+    fn matches(b: &[u8], find: impl FnOnce(&mut dyn FnMut(usize, usize))) -> Vec<(usize, usize)> {
+        let _ = b;
+        let mut out = Vec::new();
+        find(&mut |s, e| out.push((s, e)));
+        out
+    }
+
+    /// Texts of the characters the word pattern's decisions turn on, mostly ASCII: letters,
+    /// punctuation and symbols, every kind of ASCII space, `\r\n`, controls, digits, and the
+    /// non-ASCII characters that continue a run (a letter, a mark, punctuation, NBSP, U+3000)
+    /// or end one (an ideograph, an emoji).
+    fn hostile(g: &mut TestText, chars: usize) -> String {
+        const PARTS: &[&str] = &[
+            "a", "Z", "word", " the", "'s", ".", "...", "-", "|", "+", "$", "\"", " ", "  ", "\t",
+            "\x0B", "\x0C", "\r", "\n", "\r\n", " \n", "\x01", "\x7F", "7", "é", "\u{301}", "—",
+            "\u{a0}", "\u{3000}", "中", "🙂", "x", "(", ")", ":", "\x1C",
+        ];
+        (0..chars)
+            .map(|_| PARTS[g.below(PARTS.len() as u32) as usize])
+            .collect()
+    }
+
+    #[test]
+    fn ascii_windows_match_the_exact_path() {
+        let sc = Pattern::DeepSeekWords.scanner();
+        let mut g = TestText::new(0xD5EE_0001);
+        let tiers = [Tier::Scalar, Tier::Sse42, Tier::Avx2, Tier::Neon];
+        let mut texts: Vec<String> = (0..3000)
+            .map(|round| hostile(&mut g, 1 + round % 90))
+            .collect();
+        // Windows cut by their size (8 KiB of ASCII), and by a run across the cut.
+        texts.push("ab ".repeat(5000));
+        texts.push(format!("{}{}", " ".repeat(8191), "word".repeat(10)));
+        texts.push(format!("{}{}", "x".repeat(8190), "----".repeat(10)));
+        texts.push(format!("{}\u{a0}\u{a0}z", " ".repeat(40)));
+        for text in &texts {
+            let b = text.as_bytes();
+            let want = matches(b, |p| exact_words(&sc, b, &mut |s, e| p(s, e)));
+            for tier in tiers {
+                let Some(kernels) = Kernels::for_tier(tier) else {
+                    continue;
+                };
+                let got = matches(b, |p| words(kernels, &sc, b, &mut |s, e| p(s, e)));
+                assert_eq!(got, want, "{tier:?} {text:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_fast_path_serves_the_shipped_tables() {
+        assert!(AsciiWords::get().is_some());
+    }
 
     #[test]
     fn ascii_letter_runs_end_where_a_byte_loop_says() {

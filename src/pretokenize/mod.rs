@@ -40,6 +40,7 @@
 mod ascii;
 pub mod chain;
 mod deepseek;
+mod deepseek_ascii;
 mod scan;
 pub mod shape;
 pub(crate) mod unicode;
@@ -344,7 +345,7 @@ impl Splitter {
                     deepseek::cjk_runs(self.kernels, text.as_bytes(), &mut piece)
                 }
                 Pattern::DeepSeekWords => {
-                    deepseek::words(&scan.scanner, text.as_bytes(), &mut piece)
+                    deepseek::words(self.kernels, &scan.scanner, text.as_bytes(), &mut piece)
                 }
                 _ => scan
                     .fast
