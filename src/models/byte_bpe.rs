@@ -280,16 +280,6 @@ impl ByteBpe {
         } = scratch;
         let joinable = |x, y| self.pair_cuts.joined(x, y);
         let priority = |a, b, joined: &[u8]| self.joined_rank(memo, a, b, joined);
-        if !build_now {
-            return self.valid.encode_if_built(
-                self.kernels,
-                piece,
-                buffers,
-                out,
-                joinable,
-                priority,
-            );
-        }
         let build = || {
             ValidPairs::new(
                 &self.tokens,
@@ -299,8 +289,16 @@ impl ByteBpe {
                 |_, _, t| t,
             )
         };
-        self.valid
-            .encode(build, self.kernels, piece, buffers, out, joinable, priority)
+        self.valid.encode(
+            build_now,
+            build,
+            self.kernels,
+            piece,
+            buffers,
+            out,
+            joinable,
+            priority,
+        )
     }
 
     /// The merges of a piece cut between the bytes no token holds side by side

@@ -712,16 +712,6 @@ impl MergesBpe {
         } = scratch;
         let joinable = |x, y| self.pair_cuts.joined(x, y);
         let priority = |a, b, _: &[u8]| self.merge_memo(memo, a, b).0;
-        if !build_now {
-            return self.valid.encode_if_built(
-                self.kernels,
-                piece,
-                buffers,
-                out,
-                joinable,
-                priority,
-            );
-        }
         let build = || {
             ValidPairs::new(
                 &self.tokens,
@@ -731,8 +721,16 @@ impl MergesBpe {
                 |x, y, _| self.merge_of(x, y).0,
             )
         };
-        self.valid
-            .encode(build, self.kernels, piece, buffers, out, joinable, priority)
+        self.valid.encode(
+            build_now,
+            build,
+            self.kernels,
+            piece,
+            buffers,
+            out,
+            joinable,
+            priority,
+        )
     }
 
     /// [`MergesBpe::merge_of`] through the thread's memo (which this model claims).

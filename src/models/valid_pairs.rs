@@ -434,12 +434,14 @@ impl ValidPairs {
 pub struct LazyValidPairs(OnceLock<Option<ValidPairs>>);
 
 impl LazyValidPairs {
-    /// [`ValidPairs::encode`] of `piece`, building them first with `build` if they are not yet;
-    /// `false` as well when `build` could not make them.
+    /// [`ValidPairs::encode`] of `piece`, building them first with `build` if they are not yet
+    /// and `build_now` says so; `false` (nothing appended) when they are not built, or `build`
+    /// could not make them.
     #[allow(clippy::too_many_arguments)] // `encode`'s, and the build
     #[inline]
     pub fn encode(
         &self,
+        build_now: bool,
         build: impl FnOnce() -> Option<ValidPairs>,
         kernels: &Kernels,
         piece: &[u8],
@@ -448,27 +450,14 @@ impl LazyValidPairs {
         joinable: impl Fn(u8, u8) -> bool,
         priority: impl FnMut(u32, u32, &[u8]) -> u32,
     ) -> bool {
-        match self.0.get_or_init(build) {
+        let valid = if build_now {
+            self.0.get_or_init(build).as_ref()
+        } else {
+            self.0.get().and_then(Option::as_ref)
+        };
+        match valid {
             Some(valid) => valid.encode(kernels, piece, scratch, out, joinable, priority),
             None => false,
-        }
-    }
-
-    /// [`ValidPairs::encode`] of `piece` if the pairs are built; `false` (nothing appended)
-    /// if they are not, or could not be.
-    #[inline]
-    pub fn encode_if_built(
-        &self,
-        kernels: &Kernels,
-        piece: &[u8],
-        scratch: &mut ValidScratch,
-        out: &mut Vec<PieceToken>,
-        joinable: impl Fn(u8, u8) -> bool,
-        priority: impl FnMut(u32, u32, &[u8]) -> u32,
-    ) -> bool {
-        match self.0.get() {
-            Some(Some(valid)) => valid.encode(kernels, piece, scratch, out, joinable, priority),
-            _ => false,
         }
     }
 }
@@ -633,34 +622,52 @@ mod tests {
             }
         }
         let mut scratch = ValidScratch::default();
-        let mut found = 0;
-        for _ in 0..pieces {
-            let len = 1 + g.below(40) as usize;
-            let piece: Vec<u8> = (0..len).map(|_| LETTERS[g.below(3) as usize]).collect();
-            let mut out = Vec::new();
-            let ok = valid.encode(
-                Kernels::scalar(),
-                &piece,
-                &mut scratch,
-                &mut out,
-                |_, _| true,
-                |a, b, j| toy.priority(a, b, j),
+        (0..pieces)
+            .filter(|_| {
+                let piece = random_piece(g, 40);
+                encode_and_check(toy, &valid, &piece, &mut scratch)
+            })
+            .count()
+    }
+
+    /// A piece of 1 to `most` of the toys' letters.
+    fn random_piece(g: &mut TestText, most: u32) -> Vec<u8> {
+        let len = 1 + g.below(most) as usize;
+        (0..len).map(|_| LETTERS[g.below(3) as usize]).collect()
+    }
+
+    /// Encodes `piece` with `valid` (over `toy`'s priorities) and checks the result against the
+    /// naive BPE: found exactly when every token of the encoding is usable (the search is
+    /// complete over usable tokens), and then right. Whether it was found.
+    fn encode_and_check(
+        toy: &Toy,
+        valid: &ValidPairs,
+        piece: &[u8],
+        scratch: &mut ValidScratch,
+    ) -> bool {
+        let mut out = Vec::new();
+        let ok = valid.encode(
+            Kernels::scalar(),
+            piece,
+            scratch,
+            &mut out,
+            |_, _| true,
+            |a, b, j| toy.priority(a, b, j),
+        );
+        let want = toy.naive(piece);
+        let findable = want.iter().all(|&id| valid.usable(id));
+        assert_eq!(ok, findable, "{:?}", String::from_utf8_lossy(piece));
+        if ok {
+            let ids: Vec<u32> = out.iter().map(|t| t.id).collect();
+            assert_eq!(ids, want, "{:?}", String::from_utf8_lossy(piece));
+            assert_eq!(
+                out.iter().map(|t| t.len as usize).sum::<usize>(),
+                piece.len()
             );
-            let want = toy.naive(&piece);
-            // Found exactly when every token of the encoding is usable (the search is complete
-            // over usable tokens), and then right.
-            let findable = want.iter().all(|&id| valid.usable(id));
-            assert_eq!(ok, findable, "{:?}", String::from_utf8_lossy(&piece));
-            if ok {
-                found += 1;
-                let ids: Vec<u32> = out.iter().map(|t| t.id).collect();
-                assert_eq!(ids, want, "{:?}", String::from_utf8_lossy(&piece));
-                assert_eq!(out.iter().map(|t| t.len as usize).sum::<usize>(), len);
-            } else {
-                assert!(out.is_empty());
-            }
+        } else {
+            assert!(out.is_empty());
         }
-        found
+        ok
     }
 
     #[test]
@@ -715,31 +722,8 @@ mod tests {
         let valid = [toys[0].valid(|_| true), toys[1].valid(|_| true)];
         let mut scratch = ValidScratch::default();
         for round in 0..4000 {
-            let which = round % 2;
-            let len = 1 + g.below(24) as usize;
-            let piece: Vec<u8> = (0..len).map(|_| LETTERS[g.below(3) as usize]).collect();
-            let mut out = Vec::new();
-            let toy = &toys[which];
-            let ok = valid[which].encode(
-                Kernels::scalar(),
-                &piece,
-                &mut scratch,
-                &mut out,
-                |_, _| true,
-                |a, b, j| toy.priority(a, b, j),
-            );
-            let want = toy.naive(&piece);
-            if ok {
-                let ids: Vec<u32> = out.iter().map(|t| t.id).collect();
-                assert_eq!(
-                    ids,
-                    want,
-                    "model {which}: {:?}",
-                    String::from_utf8_lossy(&piece)
-                );
-            } else {
-                assert!(!want.iter().all(|&id| valid[which].usable(id)));
-            }
+            let piece = random_piece(&mut g, 24);
+            encode_and_check(&toys[round % 2], &valid[round % 2], &piece, &mut scratch);
         }
     }
 

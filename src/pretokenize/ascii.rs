@@ -36,12 +36,22 @@ const NOT_OTHER: u8 = (1 << LOWER) | (1 << UPPER) | (1 << DIGIT) | (1 << SPACE);
 const LETTER_SET: u8 = (1 << LOWER) | (1 << UPPER);
 
 /// The most bytes classified at once (the masks of one window: `WINDOW` bytes per thread).
-const WINDOW: usize = 8192;
+pub(super) const WINDOW: usize = 8192;
 /// ASCII stretches shorter than this go through the scanner (classification would not pay).
-const MIN_FAST: usize = 24;
+pub(super) const MIN_FAST: usize = 24;
 
 thread_local! {
     static MASKS: Cell<Vec<BlockMasks>> = const { Cell::new(Vec::new()) };
+}
+
+/// Calls `f` with this thread's buffer of window masks, taken out of the thread-local for the
+/// call (a `piece` that splits again on this thread finds it empty and grows one of its own).
+#[inline]
+pub(super) fn with_masks<R>(f: impl FnOnce(&mut Vec<BlockMasks>) -> R) -> R {
+    let mut masks = MASKS.with(Cell::take);
+    let r = f(&mut masks);
+    MASKS.with(|cell| cell.set(masks));
+    r
 }
 
 /// The ASCII fast path of one scanner.
@@ -75,15 +85,15 @@ enum Stop {
 }
 
 /// The masks of one window and its place in the text.
-struct Window<'a> {
+pub(super) struct Window<'a> {
     /// The whole text.
-    b: &'a [u8],
-    masks: &'a [BlockMasks],
+    pub(super) b: &'a [u8],
+    pub(super) masks: &'a [BlockMasks],
     /// The window's bytes are `b[base..end]`.
-    base: usize,
-    end: usize,
+    pub(super) base: usize,
+    pub(super) end: usize,
     /// `end` is the end of the text (else the byte at `end` is unknown to the fast path).
-    at_text_end: bool,
+    pub(super) at_text_end: bool,
 }
 
 impl Window<'_> {
@@ -120,7 +130,7 @@ impl Window<'_> {
     /// The first position at or after `from` (absolute, `from <= end`) whose byte is in none of
     /// the classes of `SET`; `end` when the run reaches the window's end.
     #[inline(always)]
-    fn run_end<const SET: u8>(&self, from: usize) -> usize {
+    pub(super) fn run_end<const SET: u8>(&self, from: usize) -> usize {
         let rel = from - self.base;
         let mut block = rel >> 6;
         if block >= self.masks.len() {
@@ -165,10 +175,17 @@ impl Window<'_> {
     /// The end of the last newline in `b[from..to]` (`from` when there is none).
     #[inline]
     fn last_newline_end(&self, from: usize, to: usize) -> usize {
+        self.last_end_in::<NEWLINE>(from, to)
+    }
+
+    /// The end of the last byte of class `CLASS` in `b[from..to]` (`from < to`, both in the
+    /// window; `from` when there is none).
+    #[inline]
+    pub(super) fn last_end_in<const CLASS: usize>(&self, from: usize, to: usize) -> usize {
         let (lo, hi) = (from - self.base, to - self.base);
         let mut block = (hi - 1) >> 6;
         loop {
-            let mut m = self.masks[block].0[NEWLINE];
+            let mut m = self.masks[block].0[CLASS];
             let start = block * 64;
             if hi - start < 64 {
                 m &= (1u64 << (hi - start)) - 1;
@@ -189,13 +206,10 @@ impl Window<'_> {
 
 #[inline(always)]
 fn union<const SET: u8>(m: &BlockMasks) -> u64 {
-    let mut u = 0;
-    for k in 0..8 {
-        if SET & (1 << k) != 0 {
-            u |= m.0[k];
-        }
-    }
-    u
+    // Written out, not a loop: each term folds to a load or to nothing wherever it is inlined
+    // (a loop was left as one in DeepSeek's windows).
+    let class = |k: usize| if SET & (1 << k) != 0 { m.0[k] } else { 0 };
+    class(0) | class(1) | class(2) | class(3) | class(4) | class(5) | class(6) | class(7)
 }
 
 impl Fast {
@@ -244,15 +258,11 @@ impl Fast {
             }
             return;
         }
-        // The masks buffer is taken out of the thread-local for the call (a `piece` that splits
-        // again on this thread finds it empty and grows one of its own).
-        let mut masks = MASKS.with(Cell::take);
-        match scanner.kind {
-            Kind::Gpt2 => self.split_with::<GPT2>(kernels, scanner, text, &mut masks, piece),
-            Kind::Cl100k => self.split_with::<CL100K>(kernels, scanner, text, &mut masks, piece),
-            Kind::O200k => self.split_with::<O200K>(kernels, scanner, text, &mut masks, piece),
-        }
-        MASKS.with(|cell| cell.set(masks));
+        with_masks(|masks| match scanner.kind {
+            Kind::Gpt2 => self.split_with::<GPT2>(kernels, scanner, text, masks, piece),
+            Kind::Cl100k => self.split_with::<CL100K>(kernels, scanner, text, masks, piece),
+            Kind::O200k => self.split_with::<O200K>(kernels, scanner, text, masks, piece),
+        });
     }
 
     fn split_with<const K: u8>(

@@ -16,7 +16,8 @@ use std::sync::OnceLock;
 
 use simdtok_kernels::{ByteSet, Kernels};
 
-use super::deepseek_ascii::{AsciiWords, MIN_FAST, utf8_len};
+use super::ascii::MIN_FAST;
+use super::deepseek_ascii::{AsciiWords, utf8_len};
 use super::scan::Scanner;
 use super::unicode::{L, M, N, NL, PS, S};
 

@@ -17,11 +17,11 @@
 //! the first at its end — is left to the exact path ([`Step::Exact`]), so this only ever
 //! changes the speed. The classes come from the exact path's own tables, byte by byte.
 
-use std::cell::Cell;
 use std::sync::OnceLock;
 
-use simdtok_kernels::{BlockMasks, ByteClassSpec, ByteClassTable, ClassSet, Kernels};
+use simdtok_kernels::{ByteClassSpec, ByteClassTable, ClassSet, Kernels};
 
+use super::ascii::{MIN_FAST, WINDOW, Window, with_masks};
 use super::unicode::{L, M, NL, PS, S, Tables};
 
 /// Byte classes of the window (class index = bit).
@@ -29,15 +29,6 @@ const LETTER: usize = 0;
 const PUNCT: usize = 1;
 const SPACE: usize = 2;
 const NEWLINE: usize = 3;
-
-/// The most bytes classified at once.
-const WINDOW: usize = 8192;
-/// ASCII stretches shorter than this are the exact path's (classifying would not pay).
-pub(crate) const MIN_FAST: usize = 24;
-
-thread_local! {
-    static MASKS: Cell<Vec<BlockMasks>> = const { Cell::new(Vec::new()) };
-}
 
 /// The classes of ASCII bytes for the word pattern, and their masks' table.
 pub(crate) struct AsciiWords {
@@ -57,66 +48,17 @@ pub(crate) enum Step {
     Exact,
 }
 
-/// A window of ASCII bytes `b[base..end]` and its masks.
-struct Window<'a> {
-    b: &'a [u8],
-    masks: &'a [BlockMasks],
-    base: usize,
-    end: usize,
-    /// `end` is the end of the stretch: nothing follows.
-    at_text_end: bool,
-    /// No ASCII byte follows `end` (the end of the stretch, or a non-ASCII byte): an ASCII-only
-    /// run that reaches `end` ends there.
+/// A window of ASCII bytes and its masks ([`Window`]), and what follows it.
+struct Stretch<'a> {
+    w: Window<'a>,
+    /// No ASCII byte follows the window (the end of the stretch, or a non-ASCII byte): an
+    /// ASCII-only run that reaches its end ends there.
     ascii_ends: bool,
 }
 
-impl Window<'_> {
-    /// The first position at or after `from` (`base <= from <= end`) whose byte is not in
-    /// `class`; `end` when the run reaches it.
-    #[inline(always)]
-    fn run_end(&self, class: usize, from: usize) -> usize {
-        let rel = from - self.base;
-        let mut block = rel >> 6;
-        if block >= self.masks.len() {
-            return self.end;
-        }
-        let mut m = !self.masks[block].0[class] & (!0u64 << (rel & 63));
-        loop {
-            if m != 0 {
-                // Bits past `end` are clear in every class: this never passes it.
-                return (self.base + block * 64 + m.trailing_zeros() as usize).min(self.end);
-            }
-            block += 1;
-            if block == self.masks.len() {
-                return self.end;
-            }
-            m = !self.masks[block].0[class];
-        }
-    }
-
-    /// The last position in `from..to` (within the window) whose byte is in `class`.
-    #[inline(always)]
-    fn last_in(&self, class: usize, from: usize, to: usize) -> Option<usize> {
-        let (lo, hi) = (from - self.base, to - self.base);
-        let mut block = (hi - 1) >> 6;
-        loop {
-            let mut m = self.masks[block].0[class];
-            let block_start = block * 64;
-            if hi < block_start + 64 {
-                m &= (1u64 << (hi - block_start)) - 1;
-            }
-            if lo > block_start {
-                m &= !0u64 << (lo - block_start);
-            }
-            if m != 0 {
-                return Some(self.base + block_start + 63 - m.leading_zeros() as usize);
-            }
-            if block_start <= lo {
-                return None;
-            }
-            block -= 1;
-        }
-    }
+/// The class set of one class, for [`Window::run_end`].
+const fn only(class: usize) -> u8 {
+    1 << class
 }
 
 impl AsciiWords {
@@ -166,48 +108,50 @@ impl AsciiWords {
         exact: impl Fn(usize) -> Option<usize>,
         piece: &mut impl FnMut(usize, usize),
     ) {
-        let mut masks = MASKS.with(Cell::take);
-        let mut s = 0;
-        while s < b.len() {
-            if b.len() - s >= MIN_FAST && ascii_ahead(b, s) {
-                let limit = b.len().min(s + WINDOW);
-                let end = s + kernels.ascii_prefix_len(&b[s..limit]);
-                if end - s >= MIN_FAST {
-                    kernels.classify(&self.classes, &b[s..end], &mut masks);
-                    let window = Window {
-                        b,
-                        masks: &masks,
-                        base: s,
-                        end,
-                        at_text_end: end == b.len(),
-                        ascii_ends: end == b.len() || b[end] >= 0x80,
-                    };
-                    s = self.window(&window, s, piece);
-                    if s >= b.len() {
-                        break;
-                    }
-                    if s == end && b[s] < 0x80 {
-                        // The window's size ended it, not the text: the next one goes on.
-                        continue;
+        with_masks(|masks| {
+            let mut s = 0;
+            while s < b.len() {
+                if b.len() - s >= MIN_FAST && ascii_ahead(b, s) {
+                    let limit = b.len().min(s + WINDOW);
+                    let end = s + kernels.ascii_prefix_len(&b[s..limit]);
+                    if end - s >= MIN_FAST {
+                        kernels.classify(&self.classes, &b[s..end], masks);
+                        let stretch = Stretch {
+                            w: Window {
+                                b,
+                                masks,
+                                base: s,
+                                end,
+                                at_text_end: end == b.len(),
+                            },
+                            ascii_ends: end == b.len() || b[end] >= 0x80,
+                        };
+                        s = self.window(&stretch, s, piece);
+                        if s >= b.len() {
+                            break;
+                        }
+                        if s == end && b[s] < 0x80 {
+                            // The window's size ended it, not the text: the next one goes on.
+                            continue;
+                        }
                     }
                 }
-            }
-            match exact(s) {
-                Some(e) => {
-                    piece(s, e);
-                    s = e;
+                match exact(s) {
+                    Some(e) => {
+                        piece(s, e);
+                        s = e;
+                    }
+                    None => s += utf8_len(b[s]),
                 }
-                None => s += utf8_len(b[s]),
             }
-        }
-        MASKS.with(|cell| cell.set(masks));
+        });
     }
 
     /// The matches of `w` from `s`, while the window can tell them; where the next one starts.
     #[inline]
-    fn window(&self, w: &Window, mut s: usize, piece: &mut impl FnMut(usize, usize)) -> usize {
-        while s < w.end {
-            match self.step(w, s) {
+    fn window(&self, st: &Stretch, mut s: usize, piece: &mut impl FnMut(usize, usize)) -> usize {
+        while s < st.w.end {
+            match self.step(st, s) {
                 Step::Match(e) => {
                     piece(s, e);
                     s = e;
@@ -221,7 +165,8 @@ impl AsciiWords {
 
     /// The match at `s` (in the window), as far as the window tells.
     #[inline(always)]
-    fn step(&self, w: &Window, s: usize) -> Step {
+    fn step(&self, st: &Stretch, s: usize) -> Step {
+        let w = &st.w;
         let b = w.b;
         let c = b[s];
         let f = self.flags[c as usize];
@@ -238,7 +183,7 @@ impl AsciiWords {
         };
         // `[\p{L}\p{M}]+` from `i`: a non-ASCII letter or mark may follow the window.
         let letters = |i: usize| {
-            let e = w.run_end(LETTER, i);
+            let e = w.run_end::<{ only(LETTER) }>(i);
             if e == w.end && !w.at_text_end {
                 Step::Exact
             } else {
@@ -252,8 +197,8 @@ impl AsciiWords {
                 return Step::Exact;
             };
             if next & L != 0 {
-                let e = w.run_end(LETTER, s + 1);
-                return if e == w.end && !w.ascii_ends {
+                let e = w.run_end::<{ only(LETTER) }>(s + 1);
+                return if e == w.end && !st.ascii_ends {
                     Step::Exact
                 } else {
                     Step::Match(e)
@@ -279,12 +224,12 @@ impl AsciiWords {
             _ => s,
         };
         if self.flags[b[from] as usize] & PS != 0 {
-            let e = w.run_end(PUNCT, from);
+            let e = w.run_end::<{ only(PUNCT) }>(from);
             if e == w.end && !w.at_text_end {
                 return Step::Exact;
             }
-            let e = w.run_end(NEWLINE, e);
-            return if e == w.end && !w.ascii_ends {
+            let e = w.run_end::<{ only(NEWLINE) }>(e);
+            return if e == w.end && !st.ascii_ends {
                 Step::Exact
             } else {
                 Step::Match(e)
@@ -292,12 +237,13 @@ impl AsciiWords {
         }
         // 4. `\s*[\r\n]+|\s+(?!\S)|\s+`.
         if f & S != 0 {
-            let e = w.run_end(SPACE, s);
+            let e = w.run_end::<{ only(SPACE) }>(s);
             if e == w.end && !w.at_text_end {
                 return Step::Exact;
             }
-            if let Some(k) = w.last_in(NEWLINE, s, e) {
-                return Step::Match(k + 1);
+            let newlines_end = w.last_end_in::<NEWLINE>(s, e);
+            if newlines_end > s {
+                return Step::Match(newlines_end);
             }
             return Step::Match(if e == w.end || e - s == 1 { e } else { e - 1 });
         }
