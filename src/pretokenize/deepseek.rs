@@ -356,8 +356,8 @@ mod tests {
     use crate::pretokenize::Pattern;
     use simdtok_kernels::Tier;
 
-    fn matches(b: &[u8], find: impl FnOnce(&mut dyn FnMut(usize, usize))) -> Vec<(usize, usize)> {
-        let _ = b;
+    /// The matches that `find` reports, in order.
+    fn matches(find: impl FnOnce(&mut dyn FnMut(usize, usize))) -> Vec<(usize, usize)> {
         let mut out = Vec::new();
         find(&mut |s, e| out.push((s, e)));
         out
@@ -393,12 +393,12 @@ mod tests {
         texts.push(format!("{}\u{a0}\u{a0}z", " ".repeat(40)));
         for text in &texts {
             let b = text.as_bytes();
-            let want = matches(b, |p| exact_words(&sc, b, &mut |s, e| p(s, e)));
+            let want = matches(|p| exact_words(&sc, b, &mut |s, e| p(s, e)));
             for tier in tiers {
                 let Some(kernels) = Kernels::for_tier(tier) else {
                     continue;
                 };
-                let got = matches(b, |p| words(kernels, &sc, b, &mut |s, e| p(s, e)));
+                let got = matches(|p| words(kernels, &sc, b, &mut |s, e| p(s, e)));
                 assert_eq!(got, want, "{tier:?} {text:?}");
             }
         }

@@ -39,7 +39,7 @@ pub(crate) struct AsciiWords {
 
 /// What the window tells of the match at a position.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Step {
+enum Step {
     /// The match ends here.
     Match(usize),
     /// No alternative matches here (a control character or a digit not before a letter).
