@@ -1,4 +1,6 @@
-//! A thread's memo of a merges list's answers for pairs of ids ([`crate::models::merges_bpe`]).
+//! A thread's memo of a merges list's answers for pairs of ids ([`crate::models::merges_bpe`]);
+//! the compatible-pairs search keeps a second one of its own answers, whether two neighbouring
+//! tokens are compatible ([`crate::models::valid_pairs`]).
 //!
 //! Merging a piece looks up every pair of adjacent symbols, and again each pair a merge makes,
 //! in a map of megabytes: two cache misses each (the map's control bytes, then its bucket),
