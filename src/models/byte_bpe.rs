@@ -241,12 +241,10 @@ impl ByteBpe {
                 id,
                 len: piece.len() as u32,
             });
-        } else if ValidPairs::pays(piece) && self.encode_valid(piece, true, scratch, out) {
-            // Found as compatible pairs.
-        } else if ValidPairs::pays_once_built(piece)
-            && self.encode_valid(piece, false, scratch, out)
+        } else if let Some(build_now) = ValidPairs::serves(piece)
+            && self.encode_valid(piece, build_now, scratch, out)
         {
-            // Found as compatible pairs, built for other pieces.
+            // Found as compatible pairs.
         } else if piece.len() <= CUT_ABOVE {
             self.merge(piece, scratch, out);
         } else if self.merge_clusters(piece, true, scratch, out) {
@@ -278,8 +276,6 @@ impl ByteBpe {
             valid: buffers,
             ..
         } = scratch;
-        let joinable = |x, y| self.pair_cuts.joined(x, y);
-        let priority = |a, b, joined: &[u8]| self.joined_rank(memo, a, b, joined);
         let build = || {
             ValidPairs::new(
                 &self.tokens,
@@ -296,8 +292,8 @@ impl ByteBpe {
             piece,
             buffers,
             out,
-            joinable,
-            priority,
+            |x, y| self.pair_cuts.joined(x, y),
+            |a, b, joined| self.joined_rank(memo, a, b, joined),
         )
     }
 

@@ -459,12 +459,10 @@ impl MergesBpe {
             });
             return;
         }
-        if ValidPairs::pays(piece) && self.encode_valid(piece, true, scratch, out) {
-            // Found as compatible pairs.
-        } else if ValidPairs::pays_once_built(piece)
-            && self.encode_valid(piece, false, scratch, out)
+        if let Some(build_now) = ValidPairs::serves(piece)
+            && self.encode_valid(piece, build_now, scratch, out)
         {
-            // Found as compatible pairs, built for other pieces.
+            // Found as compatible pairs.
         } else if piece.len() > CUT_ABOVE && self.merge_clusters(piece, true, scratch, out) {
             // Merged cluster by cluster.
         } else if piece.len() <= CUT_ABOVE
@@ -710,8 +708,6 @@ impl MergesBpe {
             valid: buffers,
             ..
         } = scratch;
-        let joinable = |x, y| self.pair_cuts.joined(x, y);
-        let priority = |a, b, _: &[u8]| self.merge_memo(memo, a, b).0;
         let build = || {
             ValidPairs::new(
                 &self.tokens,
@@ -728,8 +724,8 @@ impl MergesBpe {
             piece,
             buffers,
             out,
-            joinable,
-            priority,
+            |x, y| self.pair_cuts.joined(x, y),
+            |a, b, _| self.merge_memo(memo, a, b).0,
         )
     }
 

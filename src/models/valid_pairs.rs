@@ -405,6 +405,18 @@ impl ValidPairs {
         piece.len() > 16 && piece.iter().all(|&b| is_ascii_other(b))
     }
 
+    /// Whether `piece` is best encoded here, and if so whether it may start the pairs' build:
+    /// `Some(true)` for one that [`ValidPairs::pays`], `Some(false)` for one that
+    /// [`ValidPairs::pays_once_built`], `None` for any other.
+    #[inline]
+    pub fn serves(piece: &[u8]) -> Option<bool> {
+        if Self::pays(piece) {
+            Some(true)
+        } else {
+            Self::pays_once_built(piece).then_some(false)
+        }
+    }
+
     /// Whether a model's pairs keep the token (or serve the piece) of `bytes`: one byte, no byte
     /// below `0x80` after the first, or ASCII without a letter or digit (the module
     /// documentation says why that is enough).
@@ -776,6 +788,10 @@ mod tests {
             !ValidPairs::pays_once_built("--------—--------".as_bytes()),
             "not ASCII"
         );
+        // Only CJK pieces may start the build.
+        assert_eq!(ValidPairs::serves("日本".as_bytes()), Some(true));
+        assert_eq!(ValidPairs::serves(b" |---------+--------+"), Some(false));
+        assert_eq!(ValidPairs::serves(b"Reorganization"), None);
         // … and their tokens are in scope, as are CJK ones, but not a mix of the two shapes.
         assert!(ValidPairs::in_scope(b"----") && ValidPairs::in_scope(b" |"));
         assert!(ValidPairs::in_scope(" 日本".as_bytes()));
