@@ -112,28 +112,27 @@ impl AsciiWords {
             let mut s = 0;
             while s < b.len() {
                 if b.len() - s >= MIN_FAST && ascii_ahead(b, s) {
+                    // At least `MIN_FAST` ASCII bytes, which `ascii_ahead` saw.
                     let limit = b.len().min(s + WINDOW);
                     let end = s + kernels.ascii_prefix_len(&b[s..limit]);
-                    if end - s >= MIN_FAST {
-                        kernels.classify(&self.classes, &b[s..end], masks);
-                        let stretch = Stretch {
-                            w: Window {
-                                b,
-                                masks,
-                                base: s,
-                                end,
-                                at_text_end: end == b.len(),
-                            },
-                            ascii_ends: end == b.len() || b[end] >= 0x80,
-                        };
-                        s = self.window(&stretch, s, piece);
-                        if s >= b.len() {
-                            break;
-                        }
-                        if s == end && b[s] < 0x80 {
-                            // The window's size ended it, not the text: the next one goes on.
-                            continue;
-                        }
+                    kernels.classify(&self.classes, &b[s..end], masks);
+                    let stretch = Stretch {
+                        w: Window {
+                            b,
+                            masks,
+                            base: s,
+                            end,
+                            at_text_end: end == b.len(),
+                        },
+                        ascii_ends: end == b.len() || b[end] >= 0x80,
+                    };
+                    s = self.window(&stretch, s, piece);
+                    if s >= b.len() {
+                        break;
+                    }
+                    if s == end && b[s] < 0x80 {
+                        // The window's size ended it, not the text: the next one goes on.
+                        continue;
                     }
                 }
                 match exact(s) {
@@ -147,7 +146,7 @@ impl AsciiWords {
         });
     }
 
-    /// The matches of `w` from `s`, while the window can tell them; where the next one starts.
+    /// The matches of `st` from `s`, while its window can tell them; where the next one starts.
     #[inline]
     fn window(&self, st: &Stretch, mut s: usize, piece: &mut impl FnMut(usize, usize)) -> usize {
         while s < st.w.end {
