@@ -94,15 +94,23 @@ fn text_words(text: &[u8], at: usize, len: usize) -> (u64, u64) {
     };
     let lo = u64::from_le_bytes(w[..8].try_into().expect("8 bytes"));
     let hi = u64::from_le_bytes(w[8..].try_into().expect("8 bytes"));
-    let keep = |n: usize| {
-        if n >= 8 {
-            u64::MAX
-        } else {
-            (1u64 << (8 * n)) - 1
-        }
-    };
-    (lo & keep(len), hi & keep(len.saturating_sub(8)))
+    (lo & KEEP[len + 8], hi & KEEP[len])
 }
+
+/// `KEEP[8 + n]` keeps a word's first `n` bytes (all of them from 8 on, none below 0): the
+/// masks of a key's two words are `KEEP[len + 8]` and `KEEP[len]`. Two loads from one cache
+/// line; computed, with a branch and a shift per word, they were 4.6 % of cl100k's
+/// instructions on unseen English text.
+const KEEP: [u64; MAX_WORD + 9] = {
+    let mut keep = [0u64; MAX_WORD + 9];
+    let mut i = 8;
+    while i < keep.len() {
+        let n = i - 8;
+        keep[i] = if n >= 8 { u64::MAX } else { (1u64 << (8 * n)) - 1 };
+        i += 1;
+    }
+    keep
+};
 
 /// [`text_words`] of a word in the text's last 16 bytes (a line's last few pieces), from its
 /// bytes. Out of line: it keeps the common path short (reading the text's last 16 bytes
