@@ -106,7 +106,11 @@ const KEEP: [u64; MAX_WORD + 9] = {
     let mut i = 8;
     while i < keep.len() {
         let n = i - 8;
-        keep[i] = if n >= 8 { u64::MAX } else { (1u64 << (8 * n)) - 1 };
+        keep[i] = if n >= 8 {
+            u64::MAX
+        } else {
+            (1u64 << (8 * n)) - 1
+        };
         i += 1;
     }
     keep
