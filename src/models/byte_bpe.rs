@@ -271,11 +271,6 @@ impl ByteBpe {
         scratch: &mut BpeScratch,
         out: &mut Vec<PieceToken>,
     ) -> bool {
-        let BpeScratch {
-            memo,
-            valid: buffers,
-            ..
-        } = scratch;
         let build = || {
             ValidPairs::new(
                 &self.tokens,
@@ -290,10 +285,9 @@ impl ByteBpe {
             build,
             self.kernels,
             piece,
-            buffers,
+            &mut scratch.valid,
             out,
             |x, y| self.pair_cuts.joined(x, y),
-            |a, b, joined| self.joined_rank(memo, a, b, joined),
         )
     }
 

@@ -703,11 +703,6 @@ impl MergesBpe {
         scratch: &mut MergeScratch,
         out: &mut Vec<PieceToken>,
     ) -> bool {
-        let MergeScratch {
-            memo,
-            valid: buffers,
-            ..
-        } = scratch;
         let build = || {
             ValidPairs::new(
                 &self.tokens,
@@ -722,10 +717,9 @@ impl MergesBpe {
             build,
             self.kernels,
             piece,
-            buffers,
+            &mut scratch.valid,
             out,
             |x, y| self.pair_cuts.joined(x, y),
-            |a, b, _| self.merge_memo(memo, a, b).0,
         )
     }
 

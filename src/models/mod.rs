@@ -5,6 +5,7 @@ pub mod char_ids;
 pub mod dense_ids;
 pub mod merges_bpe;
 pub mod pair_cuts;
+pub mod pair_priorities;
 pub mod part_runs;
 pub mod rank_queue;
 pub mod safe_cuts;

@@ -35,6 +35,11 @@
 //! for a merge on the right side, which the leftmost rule puts after it); the final pair `(a, b)`
 //! merges if it is listed at all. `a` and `b` are compatible when none merges.
 //!
+//! Every pair the walk meets is of two usable tokens whose joined bytes are a slice of the
+//! piece, so of a shape the pairs are for (below): the priorities of all such merges are
+//! gathered once, from the splits of the tokens of that shape, into [`PairPriorities`], and a
+//! walk asks nothing of the model. A piece of another shape is refused.
+//!
 //! A token's spine and whether it is monotone come from its shorter tokens: a token `t` splits
 //! into `x y` where both are usable (valid alone and monotone), the pair is listed with priority
 //! `p` above both their last merges', merges into `t`, and nothing merges across the split
@@ -59,6 +64,7 @@ use std::sync::OnceLock;
 use simdtok_kernels::{DoubleArray, Kernels};
 
 use crate::cache::pair_memo::PairMemo;
+use crate::models::pair_priorities::PairPriorities;
 use crate::models::token::PieceToken;
 
 const NONE: u32 = u32::MAX;
@@ -95,6 +101,11 @@ pub struct ValidPairs {
     /// The usable tokens, by their bytes.
     trie: DoubleArray,
     longest: usize,
+    /// The priority of every merge of two usable tokens: all that a compatibility asks of a
+    /// piece in scope.
+    priorities: PairPriorities,
+    /// The shapes of the tokens and pieces these are for ([`ValidPairs::new`]).
+    in_scope: fn(&[u8]) -> bool,
     /// Which pairs these are, for the memo of compatible pairs a thread's scratch keeps
     /// ([`ValidScratch`]): answers for another model's pairs read as empty.
     owner: usize,
@@ -128,14 +139,15 @@ impl ValidPairs {
     /// `joined` (`NONE` when they do not merge; a merge always makes the token of its joined
     /// bytes), and `made(x, y, t)` is `priority(x, y, bytes of t)` for tokens `x` and `y` whose
     /// bytes make `t`'s (a rank table knows it without a lookup: `t`'s rank). `None` when no
-    /// trie can be built. Only the tokens whose bytes `in_scope` keeps can be usable (a model
+    /// trie can be built, or a usable token's id or a merge's priority is too large for
+    /// [`PairPriorities`]. Only the tokens whose bytes `in_scope` keeps can be usable (a model
     /// passes [`ValidPairs::in_scope`]).
     ///
     /// Tokens of one length depend only on shorter ones: each length is spread over up to four
-    /// threads.
+    /// threads, and so are the tokens whose splits give the merges' priorities.
     pub fn new(
         tokens: &[Option<Box<[u8]>>],
-        in_scope: impl Fn(&[u8]) -> bool,
+        in_scope: fn(&[u8]) -> bool,
         id_of: impl Fn(&[u8]) -> Option<u32> + Sync,
         priority: impl Fn(u32, u32, &[u8]) -> u32 + Sync,
         made: impl Fn(u32, u32, u32) -> u32 + Sync,
@@ -199,12 +211,62 @@ impl ValidPairs {
                 shorter[id as usize] = PieceToken { id: v, len }
             });
         }
+        let priorities =
+            Self::merges_of_usable(&nodes, &trie, &by_len, &bytes_of, &id_of, &priority);
         Some(ValidPairs {
             nodes,
             shorter,
             trie,
             longest,
+            priorities: PairPriorities::new(&priorities)?,
+            in_scope,
             owner: crate::cache::segment::new_model_id(),
+        })
+    }
+
+    /// Every merge of two usable tokens, with its priority. Its joined bytes are a token's
+    /// (a merge makes the token of its joined bytes), of a shape `in_scope` keeps (a piece's
+    /// slice, as its tokens are): so these are the splits of the tokens in `in_scope` (`ids`)
+    /// into a usable prefix, which the trie finds (no usable token holds a zero byte in the
+    /// spines the search walks: they are slices of the trie's tokens), and a usable rest.
+    fn merges_of_usable<'t>(
+        nodes: &[Node],
+        trie: &DoubleArray,
+        ids: &[u32],
+        bytes_of: &(impl Fn(u32) -> &'t [u8] + Sync),
+        id_of: &(impl Fn(&[u8]) -> Option<u32> + Sync),
+        priority: &(impl Fn(u32, u32, &[u8]) -> u32 + Sync),
+    ) -> Vec<(u32, u32, u32)> {
+        let usable = |b: &[u8]| id_of(b).filter(|&id| nodes[id as usize].made != NONE);
+        let splits = |ids: &[u32]| {
+            let mut found = Vec::new();
+            for &t in ids {
+                let bytes = bytes_of(t);
+                if bytes.len() < 2 {
+                    continue;
+                }
+                Kernels::scalar().trie_prefix_walk(trie, &bytes[..bytes.len() - 1], |k, x| {
+                    if let Some(y) = usable(&bytes[k as usize..]) {
+                        let p = priority(x, y, bytes);
+                        if p != NONE {
+                            found.push((x, y, p));
+                        }
+                    }
+                });
+            }
+            found
+        };
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
+        let per = ids.len().div_ceil(threads).max(1024);
+        std::thread::scope(|scope| {
+            let parts: Vec<_> = ids
+                .chunks(per)
+                .map(|ids| scope.spawn(move || splits(ids)))
+                .collect();
+            parts
+                .into_iter()
+                .flat_map(|p| p.join().unwrap_or_default())
+                .collect()
         })
     }
 
@@ -280,17 +342,11 @@ impl ValidPairs {
     /// Whether token `a` ending at `boundary` of `piece` and token `b` starting there are
     /// compatible.
     #[inline(always)]
-    fn compatible(
-        &self,
-        a: PieceToken,
-        b: PieceToken,
-        piece: &[u8],
-        boundary: usize,
-        mut priority: impl FnMut(u32, u32, &[u8]) -> u32,
-    ) -> bool {
-        let joined = &piece[boundary - a.len as usize..boundary + b.len as usize];
-        priority(a.id, b.id, joined) == NONE
-            && Self::no_merge_before(&self.nodes, a.id, b.id, piece, boundary, priority)
+    fn compatible(&self, a: PieceToken, b: PieceToken, piece: &[u8], boundary: usize) -> bool {
+        self.priorities.get(a.id, b.id) == NONE
+            && Self::no_merge_before(&self.nodes, a.id, b.id, piece, boundary, |x, y, _| {
+                self.priorities.get(x, y)
+            })
     }
 
     /// The longest usable token at the start of `text`, with its length (`NONE` for none).
@@ -307,9 +363,9 @@ impl ValidPairs {
     }
 
     /// Appends the tokens of `piece` to `out` and returns `true`, or returns `false` (nothing
-    /// appended) when its encoding needs a token that is not usable. `joinable(x, y)` is `false`
-    /// only when no token holds byte `x` then byte `y` (no merge can cross a boundary there);
-    /// `priority` is [`ValidPairs::new`]'s (a model passes its memoized lookup).
+    /// appended) when its encoding needs a token that is not usable, or it is not of a shape
+    /// the pairs are for (whose merges the priorities may not hold). `joinable(x, y)` is `false`
+    /// only when no token holds byte `x` then byte `y` (no merge can cross a boundary there).
     pub fn encode(
         &self,
         kernels: &Kernels,
@@ -317,8 +373,10 @@ impl ValidPairs {
         scratch: &mut ValidScratch,
         out: &mut Vec<PieceToken>,
         joinable: impl Fn(u8, u8) -> bool,
-        mut priority: impl FnMut(u32, u32, &[u8]) -> u32,
     ) -> bool {
+        if !(self.in_scope)(piece) {
+            return false;
+        }
         let n = piece.len();
         let ValidScratch {
             tokens,
@@ -342,13 +400,7 @@ impl ValidPairs {
                             !joinable(piece[pos - 1], piece[pos])
                                 || compatible
                                     .get(before.id, candidate.id, |_, _| {
-                                        let yes = self.compatible(
-                                            *before,
-                                            candidate,
-                                            piece,
-                                            pos,
-                                            &mut priority,
-                                        );
+                                        let yes = self.compatible(*before, candidate, piece, pos);
                                         (yes as u32, 0)
                                     })
                                     .0
@@ -437,6 +489,7 @@ impl ValidPairs {
         self.nodes.len() * std::mem::size_of::<Node>()
             + std::mem::size_of_val(&self.shorter[..])
             + self.trie.memory_bytes()
+            + self.priorities.memory_bytes()
     }
 }
 
@@ -460,7 +513,6 @@ impl LazyValidPairs {
         scratch: &mut ValidScratch,
         out: &mut Vec<PieceToken>,
         joinable: impl Fn(u8, u8) -> bool,
-        priority: impl FnMut(u32, u32, &[u8]) -> u32,
     ) -> bool {
         let valid = if build_now {
             self.0.get_or_init(build).as_ref()
@@ -468,7 +520,7 @@ impl LazyValidPairs {
             self.0.get().and_then(Option::as_ref)
         };
         match valid {
-            Some(valid) => valid.encode(kernels, piece, scratch, out, joinable, priority),
+            Some(valid) => valid.encode(kernels, piece, scratch, out, joinable),
             None => false,
         }
     }
@@ -530,7 +582,7 @@ mod tests {
             }
         }
 
-        fn valid(&self, in_scope: impl Fn(&[u8]) -> bool) -> ValidPairs {
+        fn valid(&self, in_scope: fn(&[u8]) -> bool) -> ValidPairs {
             let joined = |x: u32, y: u32| {
                 let bytes = |id: u32| self.tokens[id as usize].as_deref().unwrap_or_default();
                 [bytes(x), bytes(y)].concat()
@@ -621,7 +673,7 @@ mod tests {
         toy: &Toy,
         g: &mut TestText,
         pieces: usize,
-        in_scope: impl Fn(&[u8]) -> bool,
+        in_scope: fn(&[u8]) -> bool,
     ) -> usize {
         let valid = toy.valid(in_scope);
         for (id, t) in toy.tokens.iter().enumerate() {
@@ -649,8 +701,9 @@ mod tests {
     }
 
     /// Encodes `piece` with `valid` (over `toy`'s priorities) and checks the result against the
-    /// naive BPE: found exactly when every token of the encoding is usable (the search is
-    /// complete over usable tokens), and then right. Whether it was found.
+    /// naive BPE: found exactly when the piece is in the pairs' scope and every token of the
+    /// encoding is usable (the search is complete over usable tokens), and then right. Whether
+    /// it was found.
     fn encode_and_check(
         toy: &Toy,
         valid: &ValidPairs,
@@ -658,16 +711,9 @@ mod tests {
         scratch: &mut ValidScratch,
     ) -> bool {
         let mut out = Vec::new();
-        let ok = valid.encode(
-            Kernels::scalar(),
-            piece,
-            scratch,
-            &mut out,
-            |_, _| true,
-            |a, b, j| toy.priority(a, b, j),
-        );
+        let ok = valid.encode(Kernels::scalar(), piece, scratch, &mut out, |_, _| true);
         let want = toy.naive(piece);
-        let findable = want.iter().all(|&id| valid.usable(id));
+        let findable = (valid.in_scope)(piece) && want.iter().all(|&id| valid.usable(id));
         assert_eq!(ok, findable, "{:?}", String::from_utf8_lossy(piece));
         if ok {
             let ids: Vec<u32> = out.iter().map(|t| t.id).collect();
