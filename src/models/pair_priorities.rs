@@ -73,7 +73,7 @@ impl PairPriorities {
         })
     }
 
-    /// The priority of merging `left` then `right`, [`NONE`] when they do not merge.
+    /// The priority of merging `left` then `right`, `u32::MAX` when they do not merge.
     #[inline(always)]
     pub fn get(&self, left: u32, right: u32) -> u32 {
         if (left | right) >= LIMIT {
