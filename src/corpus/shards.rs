@@ -82,6 +82,12 @@ impl ShardedWriter {
         Ok(self.current.as_mut().expect("opened above"))
     }
 
+    /// Whether no shard was opened, by this run or by the one it resumes. Not "no documents
+    /// written by this run": a run killed after listing its last shard resumes with none left.
+    fn no_shard_yet(&self) -> bool {
+        self.next == 0
+    }
+
     /// Closes the current shard: its files renamed into place, then reported.
     fn close(&mut self) -> Result<(), CorpusError> {
         if let Some(shard) = self.current.take() {
@@ -119,9 +125,10 @@ impl DocumentWriter for ShardedWriter {
     }
 
     /// Closes the last shard; a run of no documents at all still writes one (empty) shard, so
-    /// that its output exists.
+    /// that its output exists — but not a resumed run with nothing left to write: its shards
+    /// before are the output.
     fn finish(mut self: Box<Self>) -> Result<DocumentTotals, CorpusError> {
-        if self.current.is_none() && self.totals == DocumentTotals::default() {
+        if self.current.is_none() && self.no_shard_yet() {
             self.current()?;
         }
         self.close()?;
@@ -174,15 +181,20 @@ mod tests {
     }
 
     fn sharded(n: u64) -> (ShardedWriter, Shards, Rc<RefCell<Vec<usize>>>) {
+        sharded_from(n, 0)
+    }
+
+    /// Shards numbered from `first`, as a resumed run's.
+    fn sharded_from(n: u64, first: usize) -> (ShardedWriter, Shards, Rc<RefCell<Vec<usize>>>) {
         let shards = Rc::new(RefCell::new(Vec::new()));
         let done = Rc::new(RefCell::new(Vec::new()));
         let (s, d) = (shards.clone(), done.clone());
         let open: OpenShard = Box::new(move |k| {
             s.borrow_mut().push(Vec::new());
-            assert_eq!(s.borrow().len(), k + 1, "shards open in order");
+            assert_eq!(s.borrow().len(), k - first + 1, "shards open in order");
             Ok(Box::new(Recorder {
                 shards: s.clone(),
-                k,
+                k: k - first,
                 doc: Vec::new(),
                 scratch: Vec::new(),
             }))
@@ -192,7 +204,7 @@ mod tests {
             Ok(())
         });
         (
-            ShardedWriter::new(TokenWidth::U16, n, 0, open, done_fn),
+            ShardedWriter::new(TokenWidth::U16, n, first, open, done_fn),
             shards,
             done,
         )
@@ -234,6 +246,22 @@ mod tests {
         w.push_document(&[1, 2]).unwrap();
         Box::new(w).finish().unwrap();
         assert_eq!(shards.borrow().len(), 1);
+    }
+
+    #[test]
+    fn a_resumed_run_with_nothing_left_opens_no_shard() {
+        // Killed after its last shard (3) was listed: the run resumes at 4 and finds every
+        // document written already.
+        let (w, shards, done) = sharded_from(5, 4);
+        assert_eq!(Box::new(w).finish().unwrap(), DocumentTotals::default());
+        assert!(shards.borrow().is_empty());
+        assert!(done.borrow().is_empty());
+        // With documents left, it goes on from 4.
+        let (mut w, shards, done) = sharded_from(5, 4);
+        w.push_document(&[1, 2]).unwrap();
+        Box::new(w).finish().unwrap();
+        assert_eq!(shards.borrow().len(), 1);
+        assert_eq!(*done.borrow(), [4]);
     }
 
     #[test]
