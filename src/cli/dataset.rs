@@ -113,7 +113,9 @@ impl Dataset {
         if found.as_ref().is_some_and(Manifest::is_complete) {
             return Ok(None);
         }
-        if found.is_some() {
+        // Even without a manifest: a run killed while writing its first one left that
+        // manifest's temporary, and nothing else.
+        if spec.resume {
             remove_temporaries_beside(&path);
         }
         let manifest = match found {

@@ -248,3 +248,23 @@ fn a_run_killed_at_its_last_shard_resumes_to_the_same_files() {
         }
     }
 }
+
+/// Killed while writing its first manifest (the temporary written, not yet renamed): no manifest
+/// is found, and the resumed run, a new one, still removes the temporary.
+#[test]
+fn a_run_killed_before_its_first_manifest_leaves_no_temporary() {
+    let input_dir = scratch("resume", "inputs-4");
+    let inputs = inputs(&input_dir)[..1].to_vec();
+    let dir = scratch("resume", "first-manifest");
+    std::fs::write(dir.join(".simdtok-Kx9aQ2.tmp"), "{\"simdtok_manif").unwrap();
+    let run = command("datatrove", &dir.join("train.ds"), &inputs, true)
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{}", stderr(&run));
+    let temporaries: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.starts_with(".simdtok-"))
+        .collect();
+    assert!(temporaries.is_empty(), "{temporaries:?}");
+}
