@@ -24,6 +24,7 @@ use crate::pipeline::sink::Sink;
 use crate::pipeline::template::Template;
 use crate::pipeline::{PartPlace, Pipeline, PipelineInfo};
 use crate::pretokenize::chain::{self, Chain};
+use crate::pretokenize::unicode::utf8_len;
 
 /// One step of the decoder.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -407,6 +408,7 @@ impl HfSpmBpe {
             // ASCII characters that are next to each other in no entry.
             Some(pairs) => {
                 let space = SPACE_UTF8.as_bytes();
+                let space_starts = self.space_cuts.is_some() || self.split_at_spaces;
                 let mut after_space = 0; // the end of the last `▁` seen
                 let mut i = 0;
                 while i < bytes.len() {
@@ -416,16 +418,16 @@ impl HfSpmBpe {
                             cut(i, &mut start, scratch, sink);
                         }
                         i += 1;
-                    } else if (self.space_cuts.is_some() || self.split_at_spaces)
-                        && bytes[i..].starts_with(space)
-                    {
+                    } else if space_starts && b == space[0] && bytes[i..].starts_with(space) {
                         if self.word_starts_at(bytes, i, after_space) {
                             cut(i, &mut start, scratch, sink);
                         }
                         i += space.len();
                         after_space = i;
                     } else {
-                        i += 1;
+                        // Normalized text is UTF-8 and `i` starts a character: step over the
+                        // whole of it (a Hangul or CJK text's characters are three bytes).
+                        i += utf8_len(b);
                     }
                 }
             }

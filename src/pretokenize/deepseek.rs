@@ -17,8 +17,9 @@ use std::sync::OnceLock;
 use simdtok_kernels::{ByteSet, Kernels};
 
 use super::ascii::MIN_FAST;
-use super::deepseek_ascii::{AsciiWords, utf8_len};
+use super::deepseek_ascii::AsciiWords;
 use super::scan::Scanner;
+use super::unicode::utf8_len;
 use super::unicode::{L, M, N, NL, PS, S};
 
 /// The bytes a number can start with: ASCII digits, and any lead byte (other numbers are not

@@ -22,7 +22,7 @@ use std::sync::OnceLock;
 use simdtok_kernels::{ByteClassSpec, ByteClassTable, ClassSet, Kernels};
 
 use super::ascii::{MIN_FAST, WINDOW, Window, with_masks};
-use super::unicode::{L, M, NL, PS, S, Tables};
+use super::unicode::{L, M, NL, PS, S, Tables, utf8_len};
 
 /// Byte classes of the window (class index = bit).
 const LETTER: usize = 0;
@@ -262,15 +262,4 @@ fn ascii_ahead(b: &[u8], s: usize) -> bool {
     }
     let word = |k: usize| u64::from_le_bytes(b[s + k..s + k + 8].try_into().expect("8 bytes"));
     (word(0) | word(8) | word(16)) & 0x8080_8080_8080_8080 == 0
-}
-
-/// The length of the UTF-8 character whose lead byte is `lead`.
-#[inline]
-pub(crate) fn utf8_len(lead: u8) -> usize {
-    match lead {
-        0..=0x7F => 1,
-        0x80..=0xDF => 2,
-        0xE0..=0xEF => 3,
-        _ => 4,
-    }
 }

@@ -185,6 +185,17 @@ impl Tables {
     }
 }
 
+/// The length of the UTF-8 character whose lead byte is `lead`.
+#[inline]
+pub(crate) fn utf8_len(lead: u8) -> usize {
+    match lead {
+        0..=0x7F => 1,
+        0x80..=0xDF => 2,
+        0xE0..=0xEF => 3,
+        _ => 4,
+    }
+}
+
 /// The code point and byte length of the character at `b[i]` (valid UTF-8, `i` a boundary).
 #[inline(always)]
 pub(crate) fn decode(b: &[u8], i: usize) -> (u32, usize) {
